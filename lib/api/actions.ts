@@ -1,0 +1,129 @@
+/** `POST /api/locks` (acquire), `/extend`, `/release` and `/force-release`. */
+import { z } from "zod";
+import {
+  attemptSchema,
+  epochMsSchema,
+  lockValueSchema,
+  nodeIdSchema,
+  resourceListSchema,
+  resourceNameSchema,
+  ttlMsSchema,
+} from "./common";
+
+export const acquireRequestSchema = z.strictObject({
+  resources: resourceListSchema,
+  ttlMs: ttlMsSchema,
+  /** Ask for a fencing token (strictly increasing per resource). @default false */
+  fencing: z.boolean().optional(),
+});
+export type AcquireRequest = z.infer<typeof acquireRequestSchema>;
+
+export const extendRequestSchema = z.strictObject({
+  resources: resourceListSchema,
+  value: lockValueSchema,
+  ttlMs: ttlMsSchema,
+});
+export type ExtendRequest = z.infer<typeof extendRequestSchema>;
+
+export const releaseRequestSchema = z.strictObject({
+  resources: resourceListSchema,
+  value: lockValueSchema,
+});
+export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
+
+/** A lock the console acquired or extended. */
+export const lockGrantSchema = z.object({
+  resources: z.array(z.string()),
+  value: z.string(),
+  ttlMs: z.number().int(),
+  /** Validity left when the answer was built: expiration minus serverTime, in ms. */
+  validityMs: z.number(),
+  /** Epoch ms at which validity ends (already net of elapsed time and drift). */
+  expiration: epochMsSchema,
+  /** null unless fencing was asked for. */
+  fencingToken: z.number().int().nullable(),
+  /** Wall time of the whole operation, retries included, in ms. */
+  latencyMs: z.number(),
+  attempts: z.array(attemptSchema),
+});
+export type LockGrant = z.infer<typeof lockGrantSchema>;
+
+/** 201 of acquire, 200 of extend. */
+export const lockGrantResponseSchema = z.object({ serverTime: epochMsSchema, lock: lockGrantSchema });
+export type LockGrantResponse = z.infer<typeof lockGrantResponseSchema>;
+
+export const releaseResponseSchema = z.object({
+  serverTime: epochMsSchema,
+  resources: z.array(z.string()),
+  /** Nodes on which the value was found and deleted (0: it had already expired or moved on). */
+  releasedCount: z.number().int(),
+  latencyMs: z.number(),
+  attempts: z.array(attemptSchema),
+});
+export type ReleaseResponse = z.infer<typeof releaseResponseSchema>;
+
+export const MIN_REASON_LENGTH = 3;
+export const MAX_REASON_LENGTH = 500;
+
+/**
+ * Force-release. Exactly one of:
+ * - `expectedValue`: compare-and-delete — deleted only on nodes still holding the value the operator
+ *   saw; nothing is deleted (409 value_changed) if any node holds another value;
+ * - `force: true` without `expectedValue`: deletes whatever value each node holds.
+ * The resource is named by `resource`, or by `resourceBase64` for a key that is not valid UTF-8.
+ */
+export const forceReleaseRequestSchema = z
+  .strictObject({
+    resource: resourceNameSchema.optional(),
+    resourceBase64: z.base64().min(1).max(2048).optional(),
+    expectedValue: lockValueSchema.optional(),
+    force: z.boolean().optional(),
+    reason: z
+      .string()
+      .trim()
+      .min(MIN_REASON_LENGTH, `must be at least ${MIN_REASON_LENGTH} characters`)
+      .max(MAX_REASON_LENGTH, `must be at most ${MAX_REASON_LENGTH} characters`),
+  })
+  .refine((body) => (body.resource === undefined) !== (body.resourceBase64 === undefined), {
+    message: "give exactly one of resource and resourceBase64",
+    path: ["resource"],
+  })
+  .refine((body) => body.expectedValue !== undefined || body.force === true, {
+    message: "give expectedValue (compare-and-delete), or force: true to delete any value",
+    path: ["expectedValue"],
+  })
+  .refine((body) => !(body.expectedValue !== undefined && body.force === true), {
+    message: "give either expectedValue or force: true, not both",
+    path: ["force"],
+  });
+export type ForceReleaseRequest = z.infer<typeof forceReleaseRequestSchema>;
+
+export const forceReleaseNodeOutcomeSchema = z.enum([
+  "deleted",
+  /** The key was not there. */
+  "absent",
+  /** The node holds another value than expectedValue: left alone. */
+  "mismatch",
+  "unreachable",
+]);
+export type ForceReleaseNodeOutcome = z.infer<typeof forceReleaseNodeOutcomeSchema>;
+
+export const forceReleaseNodeResultSchema = z.object({
+  nodeId: nodeIdSchema,
+  outcome: forceReleaseNodeOutcomeSchema,
+  /** The value found on the node (deleted or kept); null when absent or unreachable. */
+  value: z.string().nullable(),
+  latencyMs: z.number(),
+});
+export type ForceReleaseNodeResult = z.infer<typeof forceReleaseNodeResultSchema>;
+
+/** 200 of force-release; also the `details` of its 409. */
+export const forceReleaseResponseSchema = z.object({
+  serverTime: epochMsSchema,
+  resource: z.string(),
+  deletedCount: z.number().int(),
+  nodes: z.array(forceReleaseNodeResultSchema),
+  /** Id of the audit entry recording the action. */
+  auditId: z.string(),
+});
+export type ForceReleaseResponse = z.infer<typeof forceReleaseResponseSchema>;

@@ -1,0 +1,44 @@
+/**
+ * Every error code the HTTP API can answer with, and the HTTP status it travels with.
+ * The UI switches on `code`; the server maps typed errors to a status through this one table.
+ */
+export const ERROR_STATUS = {
+  /** The body is not valid JSON. */
+  invalid_json: 400,
+  /** The body, query or path failed validation; the message names each bad field. */
+  invalid_request: 400,
+  /** A resource name under the reserved `redlock:` prefix (auxiliary keys are never locks). */
+  reserved_resource: 400,
+  /** No credential, or a wrong one. */
+  unauthorized: 401,
+  /** The console runs with CONSOLE_READ_ONLY: every state-changing route is refused. */
+  read_only: 403,
+  /** The request's Origin is not this console's own origin (CSRF defence). */
+  cross_origin: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  /** Acquire: the resource is held by someone else (or no majority could be reached in time). */
+  resource_locked: 409,
+  /** Extend: the lock is no longer held on a majority with this value. */
+  lock_not_held: 409,
+  /** Force-release: a node holds another value than the one the operator saw. */
+  value_changed: 409,
+  /** Body larger than the limit (see MAX_BODY_BYTES). */
+  payload_too_large: 413,
+  /** A state-changing request whose Content-Type is not application/json. */
+  unsupported_media_type: 415,
+  /** Too many login attempts from this client; retry after the time in the message. */
+  rate_limited: 429,
+  /** Fewer than a majority of nodes answered, so the action cannot have a defined outcome. */
+  quorum_unavailable: 503,
+  /** A bug: logged server-side with its stack, never for user input. */
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.hasOwn(ERROR_STATUS, value);
+}

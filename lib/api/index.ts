@@ -1,0 +1,9 @@
+/** The HTTP API's shapes: zod schemas and their inferred types, shared by route handlers and the UI. */
+export * from "./error-codes";
+export * from "./common";
+export * from "./nodes";
+export * from "./locks";
+export * from "./actions";
+export * from "./latency";
+export * from "./audit";
+export * from "./session";

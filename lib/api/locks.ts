@@ -1,0 +1,110 @@
+/** `GET /api/locks` (snapshot) and `GET /api/locks/{resource}`. */
+import { z } from "zod";
+import { epochMsSchema, nodeIdSchema } from "./common";
+
+export const lockStateSchema = z.enum([
+  /** One value on at least a majority of nodes, and no other value anywhere. */
+  "held",
+  /** No value reaches a majority (a failed or expiring acquire, or nodes lost the key). */
+  "partial",
+  /** Different values on different nodes. */
+  "conflict",
+]);
+export type LockState = z.infer<typeof lockStateSchema>;
+
+/** Wire format the key was recognised as. */
+export const lockFormatSchema = z.enum([
+  /** A plain string value with PX TTL: this library, node-redlock, redsync, redlock-py, redlock-rb. */
+  "string",
+  /** Redisson: a hash whose field `<uuid>:<threadId>` holds the re-entry count. */
+  "redisson-hash",
+]);
+export type LockFormat = z.infer<typeof lockFormatSchema>;
+
+/** What one node holds for a resource. */
+export const nodeHolderSchema = z.object({
+  nodeId: nodeIdSchema,
+  /** False when the node did not answer: its holder is unknown, not absent. */
+  reachable: z.boolean(),
+  /** The holder's value (a Redisson hash: its holder field); null when absent or unreachable. */
+  value: z.string().nullable(),
+  /** Time left in ms; -1: the key never expires; null when absent or unreachable. */
+  pttlMs: z.number().nullable(),
+  format: lockFormatSchema.nullable(),
+  /** Redisson re-entry count; null for plain string locks. */
+  holdCount: z.number().nullable(),
+});
+export type NodeHolder = z.infer<typeof nodeHolderSchema>;
+
+export const lockRowSchema = z.object({
+  /** The key, decoded as UTF-8 (invalid bytes shown as U+FFFD; see resourceBase64). */
+  resource: z.string(),
+  /** The key's exact bytes, base64, present only when they are not valid UTF-8. */
+  resourceBase64: z.string().optional(),
+  state: lockStateSchema,
+  /** The value held on most nodes (ties: the one with the longest validity); null if none. */
+  value: z.string().nullable(),
+  format: lockFormatSchema,
+  /** How many nodes hold `value`. */
+  quorum: z.number().int(),
+  /** Votes needed: floor(N/2)+1. */
+  quorumSize: z.number().int(),
+  /**
+   * How long `value` stays on a majority: the quorumSize-th largest PTTL among its nodes, in ms.
+   * null when `value` is on fewer than quorumSize nodes; -1 when it never expires.
+   */
+  validityMs: z.number().nullable(),
+  /** One entry per configured node, in node order. */
+  nodes: z.array(nodeHolderSchema),
+});
+export type LockRow = z.infer<typeof lockRowSchema>;
+
+export const DEFAULT_PAGE_LIMIT = 100;
+export const MAX_PAGE_LIMIT = 1000;
+
+/** Query of `GET /api/locks`. All fields arrive as strings. */
+export const locksQuerySchema = z.object({
+  /** Glob (Redis MATCH syntax: * ? [abc] \x) on resource names; applied to the snapshot. */
+  match: z.string().max(1024).optional(),
+  state: lockStateSchema.optional(),
+  /** Opaque; from a previous page's nextCursor. */
+  cursor: z.string().max(4096).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(DEFAULT_PAGE_LIMIT),
+});
+export type LocksQuery = z.infer<typeof locksQuerySchema>;
+
+export const lockCountsSchema = z.object({
+  held: z.number().int(),
+  partial: z.number().int(),
+  conflict: z.number().int(),
+});
+export type LockCounts = z.infer<typeof lockCountsSchema>;
+
+export const locksResponseSchema = z.object({
+  /** Console clock when the snapshot was taken (epoch ms): base for client countdowns. */
+  serverTime: epochMsSchema,
+  /** How long the snapshot took to build, in ms. */
+  scanMs: z.number(),
+  /** Rows of this page, sorted by resource. */
+  items: z.array(lockRowSchema),
+  /** Cursor of the next page; null on the last page. */
+  nextCursor: z.string().nullable(),
+  /** Rows matching match/state across all pages. */
+  total: z.number().int(),
+  /** Rows by state across the whole snapshot (before filters). */
+  counts: lockCountsSchema,
+  /** Nodes that did not answer the scan: their holders show as unreachable. */
+  unreachableNodes: z.array(nodeIdSchema),
+  /** True when a node held more keys than the scan budget: rows may be missing. */
+  truncated: z.boolean(),
+});
+export type LocksResponse = z.infer<typeof locksResponseSchema>;
+
+/** `GET /api/locks/{resource}`: read fresh from every node (not from the shared snapshot). */
+export const lockResponseSchema = z.object({
+  serverTime: epochMsSchema,
+  /** null when no node holds the resource. */
+  lock: lockRowSchema.nullable(),
+  unreachableNodes: z.array(nodeIdSchema),
+});
+export type LockResponse = z.infer<typeof lockResponseSchema>;
