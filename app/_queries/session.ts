@@ -1,0 +1,47 @@
+"use client";
+
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { LoginRequest, SessionResponse } from "@/lib/api/session";
+import { apiFetch } from "./api-fetch";
+
+export function fetchSession(signal?: AbortSignal): Promise<SessionResponse> {
+  return apiFetch<SessionResponse>("/api/session", { signal });
+}
+
+export function sessionQueryOptions() {
+  return queryOptions({
+    queryKey: ["session"],
+    queryFn: ({ signal }) => fetchSession(signal),
+    // A session expires on the server; re-check now and then so the UI stops offering actions.
+    refetchInterval: 60_000,
+  });
+}
+
+export function useSession() {
+  return useQuery(sessionQueryOptions());
+}
+
+/** Whether read queries may run: open reads, or a logged-in admin. */
+export function useCanRead(): boolean {
+  const { data } = useSession();
+  return Boolean(data && (data.publicRead || data.authenticated));
+}
+
+export function useLogin() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: LoginRequest) => apiFetch<SessionResponse>("/api/session", { method: "POST", body: request }),
+    onSuccess: (session) => {
+      queryClient.setQueryData(sessionQueryOptions().queryKey, session);
+      void queryClient.invalidateQueries();
+    },
+  });
+}
+
+export function useLogout() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => apiFetch<SessionResponse>("/api/session", { method: "DELETE", body: {} }),
+    onSettled: () => queryClient.invalidateQueries(),
+  });
+}

@@ -1,0 +1,45 @@
+/** Display helpers shared by the tables and panels. Pure functions: no React, no clock reads. */
+
+/** "0.8 s", "4.3 s", "2m 05s", "3h 12m". Negative durations read as "0.0 s". */
+export function formatDurationMs(durationMs: number): string {
+  const ms = Math.max(0, durationMs);
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
+  const totalS = Math.floor(ms / 1_000);
+  if (totalS < 3_600) return `${Math.floor(totalS / 60)}m ${String(totalS % 60).padStart(2, "0")}s`;
+  const totalM = Math.floor(totalS / 60);
+  if (totalM < 1_440) return `${Math.floor(totalM / 60)}h ${String(totalM % 60).padStart(2, "0")}m`;
+  return `${Math.floor(totalM / 1_440)}d ${Math.floor((totalM % 1_440) / 60)}h`;
+}
+
+/** Uptime in the largest sensible unit: "42 s", "17 min", "5 h", "3 d". */
+export function formatUptimeS(uptimeS: number): string {
+  if (uptimeS < 120) return `${Math.round(uptimeS)} s`;
+  if (uptimeS < 7_200) return `${Math.round(uptimeS / 60)} min`;
+  if (uptimeS < 172_800) return `${Math.round(uptimeS / 3_600)} h`;
+  return `${Math.round(uptimeS / 86_400)} d`;
+}
+
+/** Latency with a precision that suits its size: "0.42 ms", "3.1 ms", "120 ms". */
+export function formatLatencyMs(latencyMs: number | null): string {
+  if (latencyMs === null) return "—";
+  if (latencyMs < 1) return `${latencyMs.toFixed(2)} ms`;
+  if (latencyMs < 10) return `${latencyMs.toFixed(1)} ms`;
+  return `${Math.round(latencyMs)} ms`;
+}
+
+/** A 40-hex lock value as "3f9a1c0b…e21d"; short values are shown whole. */
+export function shortValue(value: string): string {
+  return value.length <= 16 ? value : `${value.slice(0, 8)}…${value.slice(-4)}`;
+}
+
+/** Local date and time with seconds, e.g. "2025-11-21 17:42:03". */
+export function formatTimestamp(epochMs: number): string {
+  const date = new Date(epochMs);
+  const pad = (part: number) => String(part).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+/** Clock time only, for chart axes: "17:42:03". */
+export function formatClock(epochMs: number): string {
+  return formatTimestamp(epochMs).slice(11);
+}

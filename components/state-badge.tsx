@@ -1,0 +1,20 @@
+import type { LockState } from "@/lib/api/locks";
+import type { NodeStatus } from "@/lib/api/nodes";
+
+const LOCK_STATE_HINT: Record<LockState, string> = {
+  held: "One value on a majority of nodes",
+  partial: "No value reaches a majority of nodes",
+  conflict: "Different values on different nodes",
+};
+
+export function LockStateBadge({ state }: { state: LockState }) {
+  return (
+    <span className={`badge badge-${state}`} title={LOCK_STATE_HINT[state]}>
+      {state}
+    </span>
+  );
+}
+
+export function NodeStatusBadge({ status }: { status: NodeStatus }) {
+  return <span className={`badge badge-node-${status}`}>{status}</span>;
+}

@@ -1,0 +1,26 @@
+"use client";
+
+import { useServerNow } from "./clock/use-server-now";
+import { formatDurationMs } from "./format";
+
+interface ValidityCountdownProps {
+  /** Server-clock epoch ms at which validity ends; null: no majority holds a value. */
+  validUntilMs: number | null;
+  /** The key has no TTL (PTTL -1): it never expires on its own. */
+  neverExpires?: boolean;
+}
+
+/** Time left until `validUntilMs`, ticking ten times a second from the server's clock. */
+export function ValidityCountdown({ validUntilMs, neverExpires = false }: ValidityCountdownProps) {
+  const nowMs = useServerNow();
+  if (neverExpires) return <span className="countdown muted">no expiry</span>;
+  if (validUntilMs === null) return <span className="countdown muted">no majority</span>;
+  if (nowMs === null) return <span className="countdown">…</span>;
+
+  const remainingMs = Math.max(0, validUntilMs - nowMs);
+  return (
+    <span className={remainingMs === 0 ? "countdown expired" : "countdown"} data-remaining-ms={remainingMs}>
+      {remainingMs === 0 ? "expired" : formatDurationMs(remainingMs)}
+    </span>
+  );
+}

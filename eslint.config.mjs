@@ -1,0 +1,34 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+import nextVitals from "eslint-config-next/core-web-vitals";
+
+export default tseslint.config(
+  {
+    ignores: [".next/**", "node_modules/**", ".data/**", "test-results/**", "playwright-report/**", "next-env.d.ts"],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  ...nextVitals,
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    // Imports flow one way: app -> components -> lib.
+    files: ["lib/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: ["@/app/*", "@/components/*"] }],
+    },
+  },  {
+    // The Redlock core is a standalone library: it imports nothing of the app.
+    files: ["lib/redlock/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: ["@/*", "../server/*", "../api/*", "next", "next/*", "react", "react-dom"] },
+      ],
+    },
+  },
+
+);

@@ -1,0 +1,69 @@
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ExecutionError, NodeQuarantinedError } from "./errors";
+import type { RedlockNode, Script } from "./node";
+import type { Attempt } from "./quorum";
+import { retryWaitMs, type Settings } from "./settings";
+import type { ExecutionStats, OperationEvent } from "./types";
+
+/** What the operation files need from the Redlock instance. */
+export interface Core {
+  readonly nodes: readonly RedlockNode[];
+  readonly scripts: { readonly acquire: Script; readonly extend: Script; readonly release: Script; readonly fence: Script };
+  emitOperation(event: OperationEvent): void;
+}
+
+export const retryFailedMessage = "The operation was unable to achieve a quorum during its retry window.";
+
+/** Names the quarantined nodes of the last attempt, so an operator sees why a quorum was missing. */
+export function describeFailure(last: Attempt | undefined): string {
+  const quarantined = (last?.answers ?? []).flatMap((answer) =>
+    answer?.vote === "against" && answer.error instanceof NodeQuarantinedError ? [answer.error] : [],
+  );
+  if (quarantined.length === 0) return retryFailedMessage;
+  const list = quarantined.map((error) => `${error.address} until ${new Date(error.quarantinedUntil).toISOString()}`);
+  return `${retryFailedMessage} Quarantined after a restart: ${list.join(", ")}.`;
+}
+
+export interface RetryStep<T> {
+  readonly attempt: Attempt;
+  /** The operation's result when this attempt succeeded. */
+  readonly result?: T;
+  /** False when retrying cannot help (e.g. the lock is gone). */
+  readonly retryable?: boolean;
+}
+
+/**
+ * Runs attempts until one succeeds, retries are exhausted or `signal` aborts, waiting
+ * `retryDelay ± retryJitter` between them. Reports the outcome as one "operation" event.
+ */
+export async function withRetries<T>(
+  core: Core,
+  event: Pick<OperationEvent, "operation" | "resources">,
+  settings: Settings,
+  signal: AbortSignal | undefined,
+  step: () => Promise<RetryStep<T>>,
+): Promise<{ result: T; attempts: Promise<ExecutionStats>[] }> {
+  const startMono = performance.now();
+  const attempts: Promise<ExecutionStats>[] = [];
+  let last: Attempt | undefined;
+  const report = (outcome: OperationEvent["outcome"]) => {
+    const latencyMs = performance.now() - startMono;
+    const count = attempts.length;
+    void last?.stats.then((stats) => core.emitOperation({ ...event, outcome, attempts: count, latencyMs, nodes: stats.nodes }));
+  };
+  for (let index = 0; settings.retryCount === -1 || index <= settings.retryCount; index += 1) {
+    signal?.throwIfAborted();
+    const { attempt, result, retryable = true } = await step();
+    last = attempt;
+    attempts.push(attempt.stats);
+    if (result !== undefined) {
+      report("success");
+      return { result, attempts };
+    }
+    if (!retryable || (settings.retryCount !== -1 && index >= settings.retryCount)) break;
+    await sleep(retryWaitMs(settings), undefined, { signal });
+  }
+  report("failure");
+  throw new ExecutionError(describeFailure(last), attempts);
+}

@@ -1,0 +1,54 @@
+import type { ExecutionStats } from "./types";
+
+/** Base of every error this library throws, so callers can tell ours apart with one check. */
+export class RedlockError extends Error {
+  override name = "RedlockError";
+}
+
+/** A node refused the operation because a resource is held by another value (node-redlock name). */
+export class ResourceLockedError extends RedlockError {
+  override name = "ResourceLockedError";
+}
+
+/**
+ * The operation did not reach a quorum within its retry window (node-redlock name and message).
+ * `attempts` resolves to the votes of each attempt: which nodes said yes, which said no and why.
+ */
+export class ExecutionError extends RedlockError {
+  override name = "ExecutionError";
+  constructor(
+    message: string,
+    readonly attempts: ReadonlyArray<Promise<ExecutionStats>>,
+  ) {
+    super(message);
+  }
+}
+
+/** A node did not answer within `nodeTimeout`; it counts as a vote against. */
+export class NodeTimeoutError extends RedlockError {
+  override name = "NodeTimeoutError";
+}
+
+/**
+ * A node restarted less than `restartQuarantine` ago and may have lost keys in the crash,
+ * so its vote is withheld until `quarantinedUntil` (epoch ms).
+ */
+export class NodeQuarantinedError extends RedlockError {
+  override name = "NodeQuarantinedError";
+  constructor(
+    readonly address: string,
+    readonly quarantinedUntil: number,
+  ) {
+    super(`Node ${address} restarted recently and is quarantined until ${new Date(quarantinedUntil).toISOString()}.`);
+  }
+}
+
+/** A node is known to be unreachable or stalled, so no command was sent (avoids unbounded queues). */
+export class NodeUnavailableError extends RedlockError {
+  override name = "NodeUnavailableError";
+}
+
+export const isRedlockError = (error: unknown): error is RedlockError => error instanceof RedlockError;
+export const isExecutionError = (error: unknown): error is ExecutionError => error instanceof ExecutionError;
+export const isResourceLockedError = (error: unknown): error is ResourceLockedError =>
+  error instanceof ResourceLockedError;

@@ -1,0 +1,30 @@
+import type Redlock from "./redlock";
+import type { ExecutionStats, ReleaseResult } from "./types";
+
+/** A lock held on a majority of nodes (node-redlock's shape, plus `fencingToken`). */
+export class Lock {
+  constructor(
+    readonly redlock: Redlock,
+    readonly resources: string[],
+    /** The random value (40 hex chars) stored under every resource on every node that voted for. */
+    readonly value: string,
+    readonly attempts: ReadonlyArray<Promise<ExecutionStats>>,
+    /** Epoch ms at which validity ends, already net of the time taken and clock drift. */
+    public expiration: number,
+    /** With `fencing: true`: strictly greater than every earlier holder's token for these resources. */
+    readonly fencingToken?: number,
+  ) {}
+
+  /** Remaining validity in ms (may be negative once expired). */
+  get validityMs(): number {
+    return this.expiration - Date.now();
+  }
+
+  release(): Promise<ReleaseResult> {
+    return this.redlock.release(this);
+  }
+
+  extend(duration: number): Promise<Lock> {
+    return this.redlock.extend(this, duration);
+  }
+}

@@ -1,0 +1,76 @@
+import { createHash } from "node:crypto";
+import { NodeUnavailableError } from "./errors";
+import { RestartWatch } from "./restart-watch";
+import type { Client } from "./types";
+
+export interface Script {
+  readonly body: string;
+  readonly sha: string;
+}
+
+export const script = (body: string): Script => ({ body, sha: createHash("sha1").update(body).digest("hex") });
+
+/** Connection states in which ioredis sends (or briefly queues until connected) a command. */
+const SENDABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
+
+const isNoScript = (error: unknown) => error instanceof Error && error.message.startsWith("NOSCRIPT");
+
+export function describeClient(client: Client): string {
+  const options = (client as { options?: { host?: string; port?: number; path?: string } }).options;
+  if (options?.path) return options.path;
+  return options?.host ? `${options.host}:${options.port ?? 6379}` : "cluster";
+}
+
+/**
+ * One Redis master as the algorithm sees it. It refuses to send while it has commands overdue past
+ * `nodeTimeout`: a paused node otherwise collects one queued command per operation, without bound.
+ */
+export class RedlockNode {
+  readonly address: string;
+  readonly restartWatch: RestartWatch;
+  private overdueCount = 0;
+
+  constructor(
+    readonly client: Client,
+    readonly index: number,
+    restartQuarantineMs: number | false,
+  ) {
+    this.address = describeClient(client);
+    this.restartWatch = new RestartWatch(client, restartQuarantineMs);
+  }
+
+  get isSuspect(): boolean {
+    return this.overdueCount > 0;
+  }
+
+  /** Why a new command must not be sent now, or undefined when it may be. */
+  unavailableReason(): Error | undefined {
+    if (this.overdueCount > 0) {
+      return new NodeUnavailableError(`Node ${this.address} has ${this.overdueCount} command(s) overdue; not sending more until it answers.`);
+    }
+    const status = (this.client as { status?: string }).status;
+    if (status !== undefined && !SENDABLE_STATUSES.has(status)) {
+      return new NodeUnavailableError(`Node ${this.address} is not connected (${status}).`);
+    }
+    return undefined;
+  }
+
+  /** EVALSHA, falling back to EVAL once when the node has not cached the script (after a restart). */
+  async evaluate(target: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    try {
+      return await this.client.evalsha(target.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!isNoScript(error)) throw error;
+      return this.client.eval(target.body, keys.length, ...keys, ...args);
+    }
+  }
+
+  /** Called when `pending` outlived its deadline: counts it as overdue until it settles. */
+  markOverdue(pending: Promise<unknown>): void {
+    this.overdueCount += 1;
+    const settle = () => {
+      this.overdueCount -= 1;
+    };
+    pending.then(settle, settle);
+  }
+}

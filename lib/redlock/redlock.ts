@@ -1,0 +1,93 @@
+import { EventEmitter } from "node:events";
+import { acquire } from "./acquire";
+import type { Core } from "./core";
+import { extend } from "./extend";
+import { Lock } from "./lock";
+import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from "./lua";
+import { RedlockNode, script } from "./node";
+import { release } from "./release";
+import { assertResources, assertTtl, defaultSettings, resolveSettings, type CallSettings, type Settings } from "./settings";
+import type { Client, NodeState, OperationEvent, RedlockAbortSignal, ReleaseResult } from "./types";
+import { using } from "./using";
+
+/**
+ * The Redlock algorithm on independent Redis masters, with node-redlock v5's API.
+ * Emits `"error"` for each node error (only when listened to, as node-redlock) and `"operation"`
+ * (an OperationEvent) after every acquire, extend and release.
+ */
+export default class Redlock extends EventEmitter {
+  readonly clients: Set<Client>;
+  readonly settings: Settings;
+  private readonly core: Core;
+
+  constructor(clients: Iterable<Client>, settings: Partial<Settings> = {}) {
+    super();
+    this.clients = new Set(clients);
+    if (this.clients.size === 0) throw new Error("Redlock must be instantiated with at least one redis client.");
+    this.settings = resolveSettings(defaultSettings, settings);
+    const nodes = [...this.clients].map((client, index) => new RedlockNode(client, index, this.settings.restartQuarantine));
+    this.core = {
+      nodes,
+      scripts: { acquire: script(ACQUIRE_SCRIPT), extend: script(EXTEND_SCRIPT), release: script(RELEASE_SCRIPT), fence: script(FENCE_SCRIPT) },
+      emitOperation: (event: OperationEvent) => {
+        this.emit("operation", event);
+        if (this.listenerCount("error") === 0) return;
+        for (const node of event.nodes) if (node?.error && !node.error.name.startsWith("ResourceLocked")) this.emit("error", node.error);
+      },
+    };
+  }
+
+  /** Acquires a lock on every resource (all or nothing) for `duration` ms. Throws ExecutionError on failure. */
+  async acquire(resources: string[], duration: number, settings: CallSettings = {}): Promise<Lock> {
+    assertResources(resources);
+    assertTtl(duration);
+    const resolved = resolveSettings(this.settings, settings);
+    const acquired = await acquire(this.core, resources, duration, resolved, settings.signal);
+    return new Lock(this, [...resources], acquired.value, acquired.attempts, acquired.expiration, acquired.fencingToken);
+  }
+
+  /** Deletes the lock on every node that still holds it. Resolves even if the lock had expired. */
+  async release(lock: Lock, settings: Partial<Settings> = {}): Promise<ReleaseResult> {
+    assertResources(lock.resources);
+    return release(this.core, lock.resources, lock.value, resolveSettings(this.settings, settings));
+  }
+
+  /** Extends a held lock to `duration` ms from now; returns the extended Lock. Throws ExecutionError if lost. */
+  async extend(existing: Lock, duration: number, settings: CallSettings = {}): Promise<Lock> {
+    assertTtl(duration);
+    const resolved = resolveSettings(this.settings, settings);
+    const extended = await extend(this.core, existing, duration, resolved, settings.signal);
+    existing.expiration = 0; // node-redlock does the same: the old handle must not be extended again
+    return new Lock(this, existing.resources, existing.value, extended.attempts, extended.expiration, existing.fencingToken);
+  }
+
+  using<T>(resources: string[], duration: number, settings: CallSettings, routine?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
+  using<T>(resources: string[], duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
+  async using<T>(
+    resources: string[],
+    duration: number,
+    settingsOrRoutine: CallSettings | ((signal: RedlockAbortSignal) => Promise<T>),
+    optionalRoutine?: (signal: RedlockAbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const settings = typeof settingsOrRoutine === "function" ? {} : settingsOrRoutine;
+    const routine = typeof settingsOrRoutine === "function" ? settingsOrRoutine : optionalRoutine;
+    if (typeof routine !== "function") throw new TypeError("using() needs a routine: an async function that receives an AbortSignal.");
+    assertTtl(duration);
+    return using(this, resources, duration, settings, routine);
+  }
+
+  /** What the library knows of each node: suspect (overdue commands), quarantine, uptime. */
+  nodeStates(): NodeState[] {
+    return this.core.nodes.map((node) => {
+      const watch = node.restartWatch;
+      const quarantinedUntil = watch.quarantinedUntil();
+      const status = node.isSuspect ? "suspect" : quarantinedUntil !== undefined ? "quarantined" : watch.isUnknown ? "unknown" : "ok";
+      return { index: node.index, address: node.address, status, quarantinedUntil, uptimeS: watch.uptimeS, runId: watch.runId };
+    });
+  }
+
+  /** Closes every client connection (node-redlock's `quit`). */
+  async quit(): Promise<void> {
+    await Promise.all([...this.clients].map((client) => client.quit()));
+  }
+}

@@ -1,0 +1,102 @@
+export interface Settings {
+  /**
+   * Expected clock drift between nodes, as a fraction of the TTL; subtracted from validity.
+   * @default 0.01
+   */
+  readonly driftFactor: number;
+  /**
+   * Attempts after the first before `acquire`/`extend` give up. -1 retries until aborted.
+   * @default 10
+   */
+  readonly retryCount: number;
+  /** Base wait between attempts, in ms. @default 200 */
+  readonly retryDelay: number;
+  /** Random ± spread added to each wait, in ms, so contenders desynchronise. @default 100 */
+  readonly retryJitter: number;
+  /** `using` extends the lock when its remaining validity drops below this, in ms. @default 500 */
+  readonly automaticExtensionThreshold: number;
+  /**
+   * How long one node may take to answer one command, in ms; a slower node is a vote against.
+   * Capped per operation by the TTL, since a later answer cannot yield a lock anyway.
+   * @default 500
+   */
+  readonly nodeTimeout: number;
+  /** Hand out a fencing token with each lock (`lock.fencingToken`). @default false */
+  readonly fencing: boolean;
+  /**
+   * A node whose Redis process started less than this many ms ago gets no vote: it may have lost
+   * keys in a crash and could grant a lock that is still held. Set it at least to your longest TTL
+   * when masters run without fsync-always persistence. `false` turns the check off.
+   * @default false
+   */
+  readonly restartQuarantine: number | false;
+}
+
+/** Per-call settings; `signal` cancels a pending acquire or extend (ours). */
+export interface CallSettings extends Partial<Settings> {
+  readonly signal?: AbortSignal;
+}
+
+export const defaultSettings: Settings = {
+  driftFactor: 0.01,
+  retryCount: 10,
+  retryDelay: 200,
+  retryJitter: 100,
+  automaticExtensionThreshold: 500,
+  nodeTimeout: 500,
+  fencing: false,
+  restartQuarantine: false,
+};
+
+const nonNegative = (name: keyof Settings, value: number) => {
+  if (!Number.isFinite(value) || value < 0) throw new TypeError(`Setting "${name}" must be a non-negative number, got ${value}.`);
+};
+
+export function resolveSettings(base: Settings, overrides: Partial<Settings> = {}): Settings {
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  const settings = { ...base, ...defined } as Settings;
+  nonNegative("driftFactor", settings.driftFactor);
+  nonNegative("retryDelay", settings.retryDelay);
+  nonNegative("retryJitter", settings.retryJitter);
+  nonNegative("automaticExtensionThreshold", settings.automaticExtensionThreshold);
+  if (!(settings.nodeTimeout > 0)) throw new TypeError(`Setting "nodeTimeout" must be a positive number of ms, got ${settings.nodeTimeout}.`);
+  if (!Number.isInteger(settings.retryCount) || settings.retryCount < -1) {
+    throw new TypeError(`Setting "retryCount" must be an integer >= -1, got ${settings.retryCount}.`);
+  }
+  if (settings.restartQuarantine !== false) nonNegative("restartQuarantine", settings.restartQuarantine);
+  return settings;
+}
+
+/**
+ * How long a lock stays safely ours after an operation that took `elapsedMs`.
+ * Every node's key expires `ttlMs` after that node set it, which is no earlier than our start, so
+ * the lock lasts at least `ttlMs - elapsedMs` from now on our clock. Clocks run at slightly
+ * different rates, so we also subtract `driftFactor · ttlMs`, plus 2 ms because Redis expires keys
+ * with 1 ms precision (the formula of the Redis distlock page and node-redlock).
+ */
+export function validityMs(ttlMs: number, elapsedMs: number, driftFactor: number): number {
+  const driftMs = Math.round(driftFactor * ttlMs) + 2;
+  return Math.floor(ttlMs - elapsedMs - driftMs);
+}
+
+export function assertTtl(ttlMs: number): void {
+  if (typeof ttlMs !== "number" || Math.floor(ttlMs) !== ttlMs) {
+    throw new TypeError("Duration must be an integer value in milliseconds.");
+  }
+  if (ttlMs <= 0) throw new RangeError(`Duration must be a positive number of milliseconds, got ${ttlMs}.`);
+}
+
+export function assertResources(resources: unknown): asserts resources is string[] {
+  if (!Array.isArray(resources) || resources.length === 0) {
+    throw new TypeError("At least one resource is required: pass a non-empty array of resource names.");
+  }
+  if (resources.some((resource) => typeof resource !== "string" || resource.length === 0)) {
+    throw new TypeError("Every resource must be a non-empty string.");
+  }
+  if (new Set(resources).size !== resources.length) throw new TypeError("Resources must not repeat.");
+}
+
+/** Waits `retryDelay ± retryJitter` (uniform), so contenders that collided spread out. */
+export function retryWaitMs(settings: Settings): number {
+  return Math.max(0, settings.retryDelay + Math.floor((Math.random() * 2 - 1) * settings.retryJitter));
+}

@@ -1,0 +1,53 @@
+import type { Lock } from "./lock";
+import type Redlock from "./redlock";
+import type { CallSettings } from "./settings";
+import type { RedlockAbortSignal } from "./types";
+
+/**
+ * Runs `routine` while holding the lock, extending it before its validity drops below
+ * `automaticExtensionThreshold`. If an extension fails, the routine's signal aborts with the error:
+ * exclusivity is no longer guaranteed. An external `settings.signal` cancels a pending acquire and
+ * aborts a running routine's signal. The lock is released when the routine settles.
+ */
+export async function using<T>(
+  redlock: Redlock,
+  resources: string[],
+  durationMs: number,
+  settings: CallSettings,
+  routine: (signal: RedlockAbortSignal) => Promise<T>,
+): Promise<T> {
+  const thresholdMs = settings.automaticExtensionThreshold ?? redlock.settings.automaticExtensionThreshold;
+  if (durationMs < thresholdMs + 100) {
+    throw new Error("A lock `duration` must be at least 100ms greater than the `automaticExtensionThreshold` setting.");
+  }
+  const controller = new AbortController();
+  const signal = controller.signal as RedlockAbortSignal;
+  const abort = (error: Error) => {
+    if (signal.aborted) return;
+    signal.error = error;
+    controller.abort(error);
+  };
+  let lock: Lock = await redlock.acquire(resources, durationMs, settings);
+  const onExternalAbort = () => abort(settings.signal?.reason instanceof Error ? settings.signal.reason : new Error("Aborted by the caller."));
+  settings.signal?.addEventListener("abort", onExternalAbort, { once: true });
+
+  let timer: NodeJS.Timeout | undefined;
+  const scheduleExtension = () => {
+    timer = setTimeout(async () => {
+      try {
+        lock = await lock.extend(durationMs);
+        scheduleExtension();
+      } catch (error) {
+        abort(error instanceof Error ? error : new Error(String(error)));
+      }
+    }, Math.max(0, lock.expiration - Date.now() - thresholdMs));
+  };
+  scheduleExtension();
+  try {
+    return await routine(signal);
+  } finally {
+    clearTimeout(timer);
+    settings.signal?.removeEventListener("abort", onExternalAbort);
+    await lock.release().catch(() => undefined);
+  }
+}

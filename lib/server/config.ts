@@ -1,0 +1,133 @@
+/**
+ * The console's configuration, parsed once from the environment by one zod schema. A bad value
+ * stops the start with one message that lists every bad variable, not only the first.
+ * No "server-only" guard here on purpose: scripts/start.ts (plain Node) validates the environment
+ * with it before spawning Next.js; the module holds no secret itself, it only reads process.env.
+ */
+import { z } from "zod";
+
+const booleanVar = z
+  .enum(["true", "false", "1", "0", "yes", "no", "on", "off", ""], {
+    error: "must be true or false",
+  })
+  .transform((text) => ["true", "1", "yes", "on"].includes(text));
+
+const integerVar = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+const listVar = z
+  .string({ error: "is required: a comma-separated list" })
+  .transform((text) => text.split(",").map((item) => item.trim()).filter((item) => item.length > 0));
+
+const redisUrl = z.string().refine((text) => {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}, "each entry must be a redis:// or rediss:// URL with a host");
+
+const envSchema = z.object({
+  REDLOCK_NODES: listVar.pipe(z.array(redisUrl).min(1, "must list at least one redis:// URL")),
+  CONSOLE_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
+  CONSOLE_READ_ONLY: booleanVar.default(false),
+  LOCK_MATCH: listVar.pipe(z.array(z.string().max(1024)).min(1, "must list at least one pattern")).default(["*"]),
+  CONSOLE_PUBLIC_READ: booleanVar.default(true),
+  CONSOLE_PROBE_INTERVAL_MS: integerVar(0, 3_600_000).default(10_000),
+  CONSOLE_RESTART_QUARANTINE_MS: integerVar(0, 86_400_000).default(0),
+  CONSOLE_NODE_TIMEOUT_MS: integerVar(10, 60_000).default(500),
+  CONSOLE_SNAPSHOT_MAX_AGE_MS: integerVar(0, 60_000).default(1_000),
+  CONSOLE_SCAN_MAX_KEYS: integerVar(100, 10_000_000).default(200_000),
+  CONSOLE_SESSION_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
+  CONSOLE_AUDIT_MAXLEN: integerVar(100, 10_000_000).default(10_000),
+  CONSOLE_CLOCK_SKEW_WARN_MS: integerVar(1, 3_600_000).default(500),
+  CONSOLE_ALLOWED_ORIGINS: listVar.pipe(z.array(z.url())).default([]),
+  CONSOLE_TRUST_PROXY: booleanVar.default(false),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export interface ConsoleConfig {
+  /** redis:// or rediss:// URLs, one per independent master. */
+  readonly nodeUrls: readonly string[];
+  /** The admin credential; unset: every state-changing route answers 401. */
+  readonly adminToken: string | undefined;
+  readonly readOnly: boolean;
+  /** SCAN MATCH patterns whose keys are shown as locks. */
+  readonly lockMatch: readonly string[];
+  /** Read routes answer without a credential. */
+  readonly publicRead: boolean;
+  /** Scheduled latency probe interval; 0 turns it off. */
+  readonly probeIntervalMs: number;
+  /** Restart quarantine of the console's own Redlock (0: off). */
+  readonly restartQuarantineMs: number;
+  /** Per-node command budget: no node makes a request wait longer than this. */
+  readonly nodeTimeoutMs: number;
+  /** How long one snapshot serves every viewer before a new scan. */
+  readonly snapshotMaxAgeMs: number;
+  /** Keys scanned per node at most, so a huge keyspace cannot exhaust the console. */
+  readonly scanMaxKeys: number;
+  readonly sessionTtlS: number;
+  /** Approximate MAXLEN of the audit stream on each node. */
+  readonly auditMaxLen: number;
+  readonly clockSkewWarnMs: number;
+  /** Origins accepted for state-changing requests besides the console's own. */
+  readonly allowedOrigins: readonly string[];
+  /** Take the client address from X-Forwarded-For (only behind a proxy you run). */
+  readonly trustProxy: boolean;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Parses the environment; throws one ConfigError naming every bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): ConsoleConfig {
+  return toConfig(env, true);
+}
+
+function toConfig(env: Record<string, string | undefined>, requireToken: boolean): ConsoleConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const result = envSchema.safeParse(present);
+  // Names the variable (and list entry) but never echoes a value: a URL may carry a password.
+  const lines = (result.error?.issues ?? []).map((issue) => {
+    const [name = "env", entry] = issue.path;
+    return `  ${String(name)}${typeof entry === "number" ? `[${entry}]` : ""}: ${issue.message}`;
+  });
+  const readOnly = booleanVar.safeParse(present.CONSOLE_READ_ONLY ?? "false").data === true;
+  if (requireToken && !readOnly && present.CONSOLE_ADMIN_TOKEN === undefined) {
+    lines.push("  CONSOLE_ADMIN_TOKEN: is required unless CONSOLE_READ_ONLY=true (npm start generates one in embedded mode)");
+  }
+  if (!result.success || lines.length > 0) {
+    throw new ConfigError(`Invalid console configuration:\n${[...new Set(lines)].join("\n")}`);
+  }
+  const vars = result.data;
+  return {
+    nodeUrls: vars.REDLOCK_NODES,
+    adminToken: vars.CONSOLE_ADMIN_TOKEN,
+    readOnly: vars.CONSOLE_READ_ONLY,
+    lockMatch: vars.LOCK_MATCH,
+    publicRead: vars.CONSOLE_PUBLIC_READ,
+    probeIntervalMs: vars.CONSOLE_PROBE_INTERVAL_MS,
+    restartQuarantineMs: vars.CONSOLE_RESTART_QUARANTINE_MS,
+    nodeTimeoutMs: vars.CONSOLE_NODE_TIMEOUT_MS,
+    snapshotMaxAgeMs: vars.CONSOLE_SNAPSHOT_MAX_AGE_MS,
+    scanMaxKeys: vars.CONSOLE_SCAN_MAX_KEYS,
+    sessionTtlS: vars.CONSOLE_SESSION_TTL_S,
+    auditMaxLen: vars.CONSOLE_AUDIT_MAXLEN,
+    clockSkewWarnMs: vars.CONSOLE_CLOCK_SKEW_WARN_MS,
+    allowedOrigins: vars.CONSOLE_ALLOWED_ORIGINS.map((origin) => new URL(origin).origin),
+    trustProxy: vars.CONSOLE_TRUST_PROXY,
+    logLevel: vars.LOG_LEVEL,
+  };
+}
+
+/** Defaults for everything but the node URLs: what tests and embedded callers start from. */
+export function configFor(nodeUrls: readonly string[], overrides: Partial<ConsoleConfig> = {}): ConsoleConfig {
+  return { ...toConfig({ REDLOCK_NODES: nodeUrls.join(",") }, false), ...overrides };
+}

@@ -1,0 +1,198 @@
+/**
+ * Starts and stops independent local `redis-server` masters: the embedded mode of `npm start`,
+ * the test suite and the benchmarks all use it. Each master gets its own data dir under `.data/`.
+ * Fault helpers (pause, resume, crash, restart empty) send real signals to real processes.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+
+export interface MastersOptions {
+  /** How many masters. @default 5 */
+  count?: number;
+  /** Ports to use, one per master; unset: free ports picked by the OS. */
+  ports?: number[];
+  /** Parent of each master's data dir. @default ".data/masters" */
+  dataDir?: string;
+  /** Append-only file with fsync every second, so a clean restart keeps locks. @default false */
+  persistence?: boolean;
+  /** How long to wait for each master to answer PING. @default 10_000 */
+  startTimeoutMs?: number;
+}
+
+export interface Master {
+  readonly port: number;
+  readonly url: string;
+  readonly dir: string;
+  pid(): number;
+}
+
+export interface Masters {
+  readonly masters: Master[];
+  readonly urls: string[];
+  /** SIGSTOP: the process holds its sockets open but answers nothing, like a partitioned node. */
+  pause(index: number): void;
+  /** SIGCONT after pause. */
+  resume(index: number): void;
+  /** SIGKILL, wipe its data dir, and start it again on the same port: a crash that loses every key. */
+  restartEmpty(index: number): Promise<void>;
+  /** Stops every master (SIGTERM, then SIGKILL after a grace period). */
+  stop(): Promise<void>;
+}
+
+export class MastersError extends Error {
+  override name = "MastersError";
+}
+
+export function assertRedisServerInstalled(): void {
+  const probe = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
+  if (probe.error) {
+    throw new MastersError(
+      "redis-server was not found on PATH: install Redis (for example `apt-get install redis-server`) or set REDLOCK_NODES to existing masters.",
+    );
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function isPortTaken(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: "127.0.0.1" });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** Sends a raw PING until the server answers +PONG, so readiness needs no client library. */
+async function waitForPong(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const answered = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ port, host: "127.0.0.1" });
+      socket.setTimeout(500, () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once("connect", () => socket.write("PING\r\n"));
+      socket.once("data", (data) => {
+        socket.destroy();
+        resolve(data.toString().startsWith("+PONG"));
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (answered) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new MastersError(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms.`);
+}
+
+function spawnMaster(port: number, dir: string, persistence: boolean): ChildProcess {
+  mkdirSync(dir, { recursive: true });
+  const args = [
+    "--port", String(port),
+    "--bind", "127.0.0.1",
+    "--dir", dir,
+    "--save", "",
+    "--daemonize", "no",
+    "--logfile", "redis.log",
+    "--appendonly", persistence ? "yes" : "no",
+    "--appendfsync", "everysec",
+  ];
+  const child = spawn("redis-server", args, { stdio: "ignore" });
+  child.on("error", () => undefined);
+  return child;
+}
+
+async function stopProcess(child: ChildProcess, graceMs = 2_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  try {
+    process.kill(child.pid!, "SIGCONT"); // a paused process cannot act on SIGTERM
+    child.kill("SIGTERM");
+  } catch {
+    return;
+  }
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function startMasters(options: MastersOptions = {}): Promise<Masters> {
+  const count = options.ports?.length ?? options.count ?? 5;
+  const dataDir = path.resolve(options.dataDir ?? ".data/masters");
+  const persistence = options.persistence ?? false;
+  const startTimeoutMs = options.startTimeoutMs ?? 10_000;
+  assertRedisServerInstalled();
+
+  const ports = options.ports ?? (await uniqueFreePorts(count));
+  for (const port of ports) {
+    if (await isPortTaken(port)) {
+      throw new MastersError(`Port ${port} is already in use: choose other ports or stop what listens there.`);
+    }
+  }
+
+  const children: ChildProcess[] = [];
+  const masters: Master[] = ports.map((port, index) => {
+    const dir = path.join(dataDir, String(port));
+    rmSync(dir, { recursive: true, force: true });
+    children[index] = spawnMaster(port, dir, persistence);
+    return { port, dir, url: `redis://127.0.0.1:${port}`, pid: () => children[index]!.pid ?? -1 };
+  });
+
+  const stop = async () => {
+    await Promise.all(children.map((child) => stopProcess(child)));
+  };
+  try {
+    await Promise.all(ports.map((port) => waitForPong(port, startTimeoutMs)));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  const signal = (index: number, name: NodeJS.Signals) => {
+    const child = children[index];
+    if (!child?.pid) throw new MastersError(`No master at index ${index}.`);
+    process.kill(child.pid, name);
+  };
+
+  return {
+    masters,
+    urls: masters.map((master) => master.url),
+    pause: (index) => signal(index, "SIGSTOP"),
+    resume: (index) => signal(index, "SIGCONT"),
+    restartEmpty: async (index) => {
+      const master = masters[index]!;
+      const child = children[index]!;
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+        child.kill("SIGKILL");
+        await exited;
+      }
+      rmSync(master.dir, { recursive: true, force: true });
+      children[index] = spawnMaster(master.port, master.dir, persistence);
+      await waitForPong(master.port, startTimeoutMs);
+    },
+    stop,
+  };
+}
+
+async function uniqueFreePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
+}

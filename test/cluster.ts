@@ -1,0 +1,39 @@
+/**
+ * Test helpers: ioredis clients for a set of masters, and a private set of masters for tests that
+ * inject faults (so pausing a node never disturbs another test file).
+ */
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, inject } from "vitest";
+import { startMasters, type Masters } from "../scripts/redis-masters";
+
+export function connect(urls: string[]): Redis[] {
+  // maxRetriesPerRequest: null lets a paused node's commands wait; the library's own nodeTimeout bounds them.
+  return urls.map((url) => new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false }));
+}
+
+export function sharedUrls(): string[] {
+  return inject("redisUrls");
+}
+
+/** Starts `count` private masters before the file's tests and stops them after. */
+export function usePrivateMasters(count = 5): { masters: () => Masters } {
+  let masters: Masters | undefined;
+  beforeAll(async () => {
+    masters = await startMasters({ count, dataDir: `.data/test-private/${process.pid}` });
+  });
+  afterAll(async () => {
+    await masters?.stop();
+  });
+  return {
+    masters: () => {
+      if (!masters) throw new Error("private masters not started");
+      return masters;
+    },
+  };
+}
+
+export async function disconnect(clients: Redis[]): Promise<void> {
+  await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

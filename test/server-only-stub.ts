@@ -1,0 +1,2 @@
+// `server-only` throws when imported outside a React Server environment; tests run lib code in plain Node.
+export {};

@@ -1,0 +1,16 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  test: {
+    include: ["lib/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts"],
+    globalSetup: ["test/global-setup.ts"],
+    // Tests that pause or kill masters start their own; the shared five are never faulted.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+    server: { deps: { inline: ["server-only"] } },
+    alias: { "server-only": path.resolve(import.meta.dirname, "test/server-only-stub.ts") },
+  },
+});
