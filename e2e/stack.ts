@@ -42,7 +42,7 @@ const env = {
   CONSOLE_ADMIN_TOKEN: stack.adminToken,
   CONSOLE_READ_ONLY: "false",
   // Probe often so the latency chart has points within a test's time budget.
-  PROBE_INTERVAL_MS: process.env.PROBE_INTERVAL_MS ?? "1000",
+  CONSOLE_PROBE_INTERVAL_MS: process.env.CONSOLE_PROBE_INTERVAL_MS ?? "1000",
 };
 
 if (buildIsStale()) {

@@ -1,0 +1,96 @@
+"use client";
+
+import Link from "next/link";
+import { AuditTable } from "@/components/audit-table";
+import { ErrorNotice } from "@/components/error-notice";
+import { HolderValue } from "@/components/holder-value";
+import { NodeHoldersTable } from "@/components/node-holders-table";
+import { LockStateBadge } from "@/components/state-badge";
+import { ValidityCountdown } from "@/components/validity-countdown";
+import type { LockRow } from "@/lib/api/locks";
+import { useAudit } from "../../_queries/audit";
+import { useLock } from "../../_queries/lock";
+import { useNodes } from "../../_queries/nodes";
+import { ForceReleaseSection } from "./force-release-section";
+import { useMaxSeen } from "./use-max-seen";
+import styles from "./lock-detail.module.css";
+
+function LockSummary({ lock, serverTimeMs }: { lock: LockRow; serverTimeMs: number }) {
+  const validUntilMs = lock.validityMs === null || lock.validityMs < 0 ? null : serverTimeMs + lock.validityMs;
+  return (
+    <dl className={styles.summary}>
+      <dt>State</dt>
+      <dd>
+        <LockStateBadge state={lock.state} />
+      </dd>
+      <dt>Quorum</dt>
+      <dd>
+        {lock.quorum}/{lock.nodes.length} nodes (needs {lock.quorumSize})
+      </dd>
+      <dt>Validity</dt>
+      <dd>
+        <ValidityCountdown validUntilMs={validUntilMs} neverExpires={lock.validityMs === -1} />
+      </dd>
+      <dt>Holder value</dt>
+      <dd>
+        <HolderValue value={lock.value} />
+      </dd>
+      <dt>Format</dt>
+      <dd>{lock.format === "redisson-hash" ? "Redisson hash" : "string (Redlock)"}</dd>
+    </dl>
+  );
+}
+
+function ResourceAudit({ resource }: { resource: string }) {
+  const audit = useAudit(1_000);
+  const entries = audit.data?.entries.filter((entry) => entry.resources.includes(resource)) ?? [];
+  return (
+    <section aria-labelledby="lock-audit-heading">
+      <h2 id="lock-audit-heading">Audit entries for this resource</h2>
+      {audit.error && <ErrorNotice error={audit.error} title="Audit trail unavailable" />}
+      {audit.data && entries.length === 0 && <p className="muted">No action on this resource is recorded.</p>}
+      {entries.length > 0 && <AuditTable entries={entries} label="Audit entries for this resource" />}
+    </section>
+  );
+}
+
+export function LockDetailClient({ resource }: { resource: string }) {
+  const { data, error } = useLock(resource);
+  const nodes = useNodes();
+  const lock = data?.lock ?? null;
+  const longestPttlMs = Math.max(0, ...(lock?.nodes.map((holder) => holder.pttlMs ?? 0) ?? []));
+  const scaleMs = useMaxSeen(lock?.value ?? null, longestPttlMs);
+
+  return (
+    <>
+      <p>
+        <Link href="/">← All locks</Link>
+      </p>
+      <h1 className={styles.title}>{resource}</h1>
+      <ForceReleaseSection lock={lock} />
+      {error && <ErrorNotice error={error} title="This lock could not be read" />}
+      {data && !lock && <p className="notice notice-info">No node holds this resource now: it is free.</p>}
+      {data && data.unreachableNodes.length > 0 && (
+        <p className="notice notice-warn">{data.unreachableNodes.join(", ")} did not answer: their state is unknown.</p>
+      )}
+      {data && lock && (
+        <div className={styles.layout}>
+          <section className="card" aria-label="Summary">
+            <LockSummary lock={lock} serverTimeMs={data.serverTime} />
+          </section>
+          <section className="card" aria-labelledby="per-node-heading">
+            <h2 id="per-node-heading">On each node</h2>
+            <NodeHoldersTable
+              holders={lock.nodes}
+              nodes={nodes.data?.nodes}
+              majorityValue={lock.value}
+              serverTimeMs={data.serverTime}
+              scaleMs={scaleMs}
+            />
+          </section>
+        </div>
+      )}
+      <ResourceAudit resource={resource} />
+    </>
+  );
+}

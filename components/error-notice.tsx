@@ -1,0 +1,52 @@
+import Link from "next/link";
+
+/** What an operator should read for each API error code; the server's message adds the specifics. */
+const EXPLANATIONS: Record<string, string> = {
+  network: "The console server did not answer. Check that it is running and that this machine can reach it.",
+  unauthorized: "This needs the admin credential. Log in with the admin token first.",
+  read_only: "This console runs read-only (CONSOLE_READ_ONLY): it refuses every change to locks.",
+  cross_origin: "The request did not come from this console's own page, so it was refused.",
+  resource_locked:
+    "Another holder owns at least one of these resources, or fewer than a majority of nodes agreed in time. Wait until its validity ends, or pick another resource.",
+  lock_not_held:
+    "This lock is no longer held on a majority of nodes with this value: it expired, was released, or was force-released. Acquire it again.",
+  value_changed:
+    "The lock changed since you looked at it: a node now holds another value. Nothing was deleted.",
+  quorum_unavailable:
+    "Fewer than a majority of nodes answered, so the outcome cannot be known. Check the node strip for down nodes.",
+  rate_limited: "Too many login attempts from this browser. Wait a moment before trying again.",
+  reserved_resource: "Names under the reserved prefix \"redlock:\" are the library's own keys, never locks.",
+  invalid_request: "Some of the values entered are not accepted.",
+  invalid_json: "The request was malformed.",
+  payload_too_large: "The request is too large.",
+  not_found: "Nothing was found there.",
+  internal: "The console hit an internal error. Its log has the details.",
+};
+
+export interface ErrorLike {
+  code?: string;
+  message: string;
+}
+
+function asErrorLike(error: unknown): ErrorLike {
+  if (error && typeof error === "object" && "message" in error) return error as ErrorLike;
+  return { message: String(error) };
+}
+
+/** An error as an operator reads it: what it means, the server's specifics, and what to do. */
+export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
+  const { code, message } = asErrorLike(error);
+  const explanation = code ? EXPLANATIONS[code] : undefined;
+  return (
+    <div role="alert" className="notice notice-error">
+      {title && <strong>{title}: </strong>}
+      {explanation ?? message}
+      {explanation && message && explanation !== message && <div className="error-detail">{message}</div>}
+      {code === "unauthorized" && (
+        <div>
+          <Link href="/login">Log in</Link>
+        </div>
+      )}
+    </div>
+  );
+}

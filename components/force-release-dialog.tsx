@@ -1,0 +1,117 @@
+"use client";
+
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { MAX_REASON_LENGTH, MIN_REASON_LENGTH, type ForceReleaseResponse } from "@/lib/api/actions";
+import type { AuditEntry } from "@/lib/api/audit";
+import type { LockRow } from "@/lib/api/locks";
+import { ErrorNotice } from "./error-notice";
+import { ForceReleasePreview, hasForeignValue } from "./force-release-preview";
+import { ForceReleaseOutcomes, ForceReleaseResult } from "./force-release-result";
+import { HolderValue } from "./holder-value";
+import styles from "./force-release-dialog.module.css";
+
+export interface ForceReleaseDialogProps {
+  /** The lock as the operator saw it when opening the dialog (what compare-and-delete compares to). */
+  lock: LockRow;
+  onConfirm: (choice: { reason: string; force: boolean }) => void;
+  onClose: () => void;
+  pending: boolean;
+  error: (Error & { code?: string; details?: unknown }) | null;
+  result: ForceReleaseResponse | null;
+  auditEntry: AuditEntry | null;
+}
+
+function refusedOutcomes(error: ForceReleaseDialogProps["error"]): ForceReleaseResponse | null {
+  if (error?.code !== "value_changed") return null;
+  const details = error.details as Partial<ForceReleaseResponse> | undefined;
+  return Array.isArray(details?.nodes) ? (details as ForceReleaseResponse) : null;
+}
+
+/** Modal confirmation for deleting a lock on every node: shows the plan, asks for a reason. */
+export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
+  const { lock, pending, error, result } = props;
+  const dialogRef = useRef<HTMLDialogElement>(null);
+  const [reason, setReason] = useState("");
+  // Without a majority value there is nothing to compare with: only "any value" is possible.
+  const [force, setForce] = useState(lock.value === null);
+
+  useEffect(() => {
+    dialogRef.current?.showModal();
+  }, []);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    props.onConfirm({ reason: reason.trim(), force });
+  };
+  const refused = refusedOutcomes(error);
+  const reasonTooShort = reason.trim().length < MIN_REASON_LENGTH;
+
+  return (
+    <dialog
+      ref={dialogRef}
+      className={styles.dialog}
+      aria-labelledby="force-release-title"
+      onCancel={(event) => {
+        event.preventDefault();
+        props.onClose();
+      }}
+    >
+      <h2 id="force-release-title">Force-release {lock.resource}</h2>
+      {result ? (
+        <ForceReleaseResult result={result} auditEntry={props.auditEntry} />
+      ) : (
+        <form className="stack" onSubmit={submit}>
+          <p>
+            Deletes the lock on every node, even though its holder may still be working. Holder value{" "}
+            <HolderValue value={lock.value} />
+          </p>
+          <ForceReleasePreview nodes={lock.nodes} expectedValue={lock.value} force={force} />
+          {!force && hasForeignValue(lock.nodes, lock.value) && (
+            <p className="notice notice-warn">
+              Some node holds another value: compare-and-delete will refuse and delete nothing. Tick “Delete any value”
+              to remove whatever each node holds.
+            </p>
+          )}
+          <label className={styles.checkbox}>
+            <input type="checkbox" checked={force} disabled={lock.value === null} onChange={(event) => setForce(event.target.checked)} />
+            Delete any value (skip compare-and-delete)
+          </label>
+          <label>
+            Reason (recorded in the audit trail)
+            <textarea
+              required
+              autoFocus
+              rows={3}
+              minLength={MIN_REASON_LENGTH}
+              maxLength={MAX_REASON_LENGTH}
+              value={reason}
+              onChange={(event) => setReason(event.target.value)}
+            />
+          </label>
+          {refused && (
+            <div className="stack">
+              <ErrorNotice error={error} title="Nothing was deleted" />
+              <ForceReleaseOutcomes nodes={refused.nodes} label="Values found on the nodes" />
+            </div>
+          )}
+          {error && !refused && <ErrorNotice error={error} title="Force-release failed" />}
+          <div className={styles.actions}>
+            <button type="button" onClick={props.onClose}>
+              Cancel
+            </button>
+            <button type="submit" className="danger" disabled={pending || reasonTooShort}>
+              {pending ? "Releasing…" : "Force-release"}
+            </button>
+          </div>
+        </form>
+      )}
+      {result && (
+        <div className={styles.actions}>
+          <button type="button" autoFocus onClick={props.onClose}>
+            Close
+          </button>
+        </div>
+      )}
+    </dialog>
+  );
+}

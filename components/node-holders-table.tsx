@@ -1,0 +1,66 @@
+import type { NodeHolder } from "@/lib/api/locks";
+import type { NodeInfo } from "@/lib/api/nodes";
+import { HolderValue } from "./holder-value";
+import { PttlBar } from "./pttl-bar";
+
+interface NodeHoldersTableProps {
+  holders: NodeHolder[];
+  /** Node facts for the address column; may be missing while loading. */
+  nodes: NodeInfo[] | undefined;
+  /** The row's majority value: other values are flagged. */
+  majorityValue: string | null;
+  /** Server time of the read the PTTLs come from. */
+  serverTimeMs: number;
+  /** Time that fills a PTTL bar, in ms. */
+  scaleMs: number;
+}
+
+function expiresAt(holder: NodeHolder, serverTimeMs: number): number | null {
+  if (holder.pttlMs === null) return null;
+  return holder.pttlMs < 0 ? Number.POSITIVE_INFINITY : serverTimeMs + holder.pttlMs;
+}
+
+function valueNote(holder: NodeHolder, majorityValue: string | null): string {
+  if (!holder.reachable) return "did not answer";
+  if (holder.value === null) return "";
+  if (holder.value !== majorityValue) return "another value";
+  return holder.holdCount !== null ? `Redisson, held ${holder.holdCount}×` : "";
+}
+
+/** One resource on every node: the value there and how long it lives. */
+export function NodeHoldersTable({ holders, nodes, majorityValue, serverTimeMs, scaleMs }: NodeHoldersTableProps) {
+  return (
+    <div className="table-scroll">
+      <table className="plain" aria-label="Per-node holders">
+        <thead>
+          <tr>
+            <th scope="col">Node</th>
+            <th scope="col">Value</th>
+            <th scope="col">Time to live</th>
+          </tr>
+        </thead>
+        <tbody>
+          {holders.map((holder) => (
+            <tr key={holder.nodeId}>
+              <th scope="row">
+                {holder.nodeId}
+                <div className="muted mono">{nodes?.find((node) => node.id === holder.nodeId)?.address}</div>
+              </th>
+              <td>
+                {holder.reachable ? <HolderValue value={holder.value} /> : <span className="muted">unknown</span>}
+                <div className="muted">{valueNote(holder, majorityValue)}</div>
+              </td>
+              <td style={{ minWidth: "11rem" }}>
+                {holder.reachable ? (
+                  <PttlBar label={`${holder.nodeId} time to live`} expiresAtMs={expiresAt(holder, serverTimeMs)} scaleMs={scaleMs} />
+                ) : (
+                  <span className="muted">unknown</span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+import type { NodeInfo } from "@/lib/api/nodes";
+import { formatLatencyMs, formatUptimeS } from "./format";
+import { NodeStatusBadge } from "./state-badge";
+import { ValidityCountdown } from "./validity-countdown";
+import styles from "./node-strip.module.css";
+
+function NodeCard({ node }: { node: NodeInfo }) {
+  return (
+    <li className={`${styles.card} ${styles[node.status]}`} aria-label={`${node.id} ${node.status}`}>
+      <div className={styles.head}>
+        <strong>{node.id}</strong>
+        <NodeStatusBadge status={node.status} />
+      </div>
+      <div className={`${styles.address} mono`} title={node.address}>
+        {node.address}
+        {node.tls ? " (TLS)" : ""}
+      </div>
+      <dl className={styles.facts}>
+        <dt>ping</dt>
+        <dd>{formatLatencyMs(node.latencyMs)}</dd>
+        <dt>uptime</dt>
+        <dd>{node.uptimeS === null ? "—" : formatUptimeS(node.uptimeS)}</dd>
+        {node.quarantinedUntil !== null && (
+          <>
+            <dt>votes in</dt>
+            <dd>
+              <ValidityCountdown validUntilMs={node.quarantinedUntil} />
+            </dd>
+          </>
+        )}
+      </dl>
+      {node.error && <p className={styles.error}>{node.error}</p>}
+      {node.warnings.length > 0 && (
+        <ul className={styles.warnings} aria-label={`${node.id} warnings`}>
+          {node.warnings.map((warning) => (
+            <li key={warning.code} title={warning.message}>
+              ⚠ {warning.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+/** The configured nodes side by side: status, PING latency, uptime, quarantine and warnings. */
+export function NodeStrip({ nodes, quorumSize }: { nodes: NodeInfo[]; quorumSize: number }) {
+  const upCount = nodes.filter((node) => node.status === "up").length;
+  return (
+    <section aria-label="Nodes" className={styles.strip}>
+      <p className={styles.summary}>
+        <strong>{upCount}</strong> of {nodes.length} nodes up · quorum {quorumSize}
+        {upCount < quorumSize && <span className={styles.noQuorum}> · no quorum: locks cannot be taken</span>}
+      </p>
+      <ul className={styles.list}>
+        {nodes.map((node) => (
+          <NodeCard key={node.id} node={node} />
+        ))}
+      </ul>
+    </section>
+  );
+}
