@@ -1,0 +1,80 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import Redlock, { ExecutionError, Lock } from "@/lib/redlock";
+import { connect, disconnect, sharedUrls, sleep } from "../cluster";
+
+let clients: Redis[];
+let redlock: Redlock;
+const name = (label: string) => `test:extend:${randomUUID()}:${label}`;
+
+beforeAll(() => {
+  clients = connect(sharedUrls());
+  redlock = new Redlock(clients, { retryCount: 1, retryDelay: 20, retryJitter: 5 });
+});
+afterAll(() => disconnect(clients));
+
+describe("extend", () => {
+  it("resets the TTL on every node and returns a lock with the same value and a later expiration", async () => {
+    const resource = name("extend");
+    const lock = await redlock.acquire([resource], 300);
+    await sleep(150);
+    const longer = await lock.extend(2_000);
+    expect(longer.value).toBe(lock.value);
+    expect(longer.expiration).toBeGreaterThan(Date.now() + 1_800);
+    await longer.attempts[0];
+    for (const client of clients) expect(await client.pttl(resource)).toBeGreaterThan(1_800);
+    await sleep(300); // past the original TTL: still ours
+    for (const client of clients) expect(await client.get(resource)).toBe(lock.value);
+    await longer.release();
+  });
+
+  it("refuses a lock that expired, and one whose keys another holder took", async () => {
+    const resource = name("lost");
+    const lock = await redlock.acquire([resource], 100);
+    await sleep(150);
+    await expect(lock.extend(1_000)).rejects.toThrow("Cannot extend an already-expired lock.");
+    const stolen = await redlock.acquire([resource], 5_000);
+    const stale = new Lock(redlock, [resource], lock.value, [], Date.now() + 1_000);
+    const startMs = Date.now();
+    await expect(stale.extend(1_000)).rejects.toBeInstanceOf(ExecutionError);
+    expect(Date.now() - startMs).toBeLessThan(100); // a majority said "not held": no pointless retries
+    for (const client of clients) expect(await client.get(resource)).toBe(stolen.value);
+    await stolen.release();
+  });
+});
+
+describe("release", () => {
+  it("deletes the keys on every node and reports how many", async () => {
+    const resource = name("release");
+    const lock = await redlock.acquire([resource], 5_000);
+    await lock.attempts[0];
+    const result = await lock.release();
+    expect(result).toMatchObject({ releasedCount: 5, failedCount: 0, alreadyReleased: false });
+    for (const client of clients) expect(await client.exists(resource)).toBe(0);
+  });
+
+  it("resolves quickly and says so for an expired or already-released lock", async () => {
+    const resource = name("expired");
+    const lock = await redlock.acquire([resource], 50);
+    await sleep(80);
+    const startMs = Date.now();
+    expect(await lock.release()).toMatchObject({ releasedCount: 0, alreadyReleased: true });
+    expect(await lock.release()).toMatchObject({ releasedCount: 0, alreadyReleased: true });
+    expect(Date.now() - startMs).toBeLessThan(100);
+  });
+
+  it("goes to every node, including ones the lock never reached, and never deletes another value", async () => {
+    const resource = name("everywhere");
+    await clients[4]!.set(resource, "foreign", "PX", 5_000);
+    const lock = await redlock.acquire([resource], 5_000);
+    await lock.attempts[0];
+    // A node that granted late (simulated by writing our value after the fact) is released too.
+    await clients[4]!.set(resource, lock.value, "PX", 5_000);
+    const result = await lock.release();
+    expect(result.releasedCount).toBe(5);
+    await clients[0]!.set(resource, "foreign", "PX", 5_000);
+    await lock.release();
+    expect(await clients[0]!.get(resource)).toBe("foreign");
+  });
+});

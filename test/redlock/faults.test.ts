@@ -1,0 +1,134 @@
+import { performance } from "node:perf_hooks";
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import Redlock, { ExecutionError, NodeTimeoutError, NodeUnavailableError } from "@/lib/redlock";
+import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
+
+// These tests pause real redis-server processes (SIGSTOP), so they use masters of their own.
+const { masters } = usePrivateMasters(5);
+let clients: Redis[];
+let paused: number[] = [];
+const NODE_TIMEOUT_MS = 150;
+
+const pause = (...indexes: number[]) => {
+  for (const index of indexes) masters().pause(index);
+  paused.push(...indexes);
+};
+const resumeAll = () => {
+  for (const index of paused) masters().resume(index);
+  paused = [];
+};
+const keysOn = (resource: string, indexes: number[]) => Promise.all(indexes.map((index) => clients[index]!.exists(resource)));
+const pendingCommands = (client: Redis) => (client as unknown as { commandQueue: { length: number } }).commandQueue.length;
+
+beforeAll(() => {
+  clients = connect(masters().urls);
+});
+afterEach(async () => {
+  resumeAll();
+  await sleep(50); // let stalled replies and their clean-up land before the next test
+});
+afterAll(() => disconnect(clients));
+
+describe("with nodes paused (SIGSTOP)", () => {
+  it("acquires with 2 of 5 nodes paused, within one nodeTimeout", async () => {
+    const redlock = new Redlock(clients, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 0 });
+    pause(0, 1);
+    const startMono = performance.now();
+    const lock = await redlock.acquire(["two-paused"], 2_000);
+    expect(performance.now() - startMono).toBeLessThan(NODE_TIMEOUT_MS + 100);
+    expect(lock.validityMs).toBeGreaterThan(1_500);
+    expect(await keysOn("two-paused", [2, 3, 4])).toEqual([1, 1, 1]);
+    const stats = await lock.attempts[0]!;
+    expect(stats.votesAgainst.get(clients[0]!)).toBeInstanceOf(NodeTimeoutError);
+    await lock.release();
+  });
+
+  it("fails fast with 3 of 5 paused and leaves no key on the live nodes", async () => {
+    const redlock = new Redlock(clients, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 3, retryDelay: 20, retryJitter: 5 });
+    pause(0, 1, 2);
+    const startMono = performance.now();
+    const failure = await redlock.acquire(["three-paused"], 2_000).catch((error: unknown) => error);
+    const elapsedMs = performance.now() - startMono;
+    expect(failure).toBeInstanceOf(ExecutionError);
+    // One nodeTimeout for the first attempt; later attempts skip the overdue nodes at once.
+    expect(elapsedMs).toBeLessThan(NODE_TIMEOUT_MS + 4 * 20 + 150);
+    const attempts = await Promise.all((failure as ExecutionError).attempts);
+    expect(attempts).toHaveLength(4);
+    expect(attempts[1]!.votesAgainst.get(clients[0]!)).toBeInstanceOf(NodeUnavailableError);
+    expect(await keysOn("three-paused", [3, 4])).toEqual([0, 0]);
+  });
+
+  it("cleans up the stalled nodes too, once they answer", async () => {
+    const redlock = new Redlock(clients, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 0 });
+    pause(0, 1, 2);
+    await expect(redlock.acquire(["late-cleanup"], 10_000)).rejects.toBeInstanceOf(ExecutionError);
+    resumeAll();
+    await sleep(100);
+    expect(await keysOn("late-cleanup", [0, 1, 2, 3, 4])).toEqual([0, 0, 0, 0, 0]);
+  });
+
+  it("never yields a lock from nodes that answer after the TTL", async () => {
+    const redlock = new Redlock(clients, { nodeTimeout: 5_000, retryCount: 0 });
+    pause(0, 1, 2);
+    setTimeout(resumeAll, 300);
+    const startMono = performance.now();
+    await expect(redlock.acquire(["late-answer"], 200)).rejects.toBeInstanceOf(ExecutionError);
+    // The TTL caps the per-node wait: a later answer could not have produced a valid lock.
+    expect(performance.now() - startMono).toBeLessThan(290);
+    await sleep(400);
+    expect(await keysOn("late-answer", [0, 1, 2, 3, 4])).toEqual([0, 0, 0, 0, 0]);
+  });
+
+  it("keeps a paused node's queue bounded over many operations", async () => {
+    const redlock = new Redlock(clients, { nodeTimeout: 50, retryCount: 0 });
+    pause(4);
+    for (let round = 0; round < 200; round += 1) {
+      const lock = await redlock.acquire([`bounded:${round}`], 1_000);
+      await lock.release();
+    }
+    // Only the commands sent before the node was seen overdue wait in its queue, not one per operation.
+    expect(pendingCommands(clients[4]!)).toBeLessThanOrEqual(3);
+    expect(redlock.nodeStates()[4]!.status).toBe("suspect");
+    resumeAll();
+    await sleep(100);
+    expect(redlock.nodeStates()[4]!.status).toBe("ok");
+    expect(pendingCommands(clients[4]!)).toBe(0);
+  });
+
+  it("needs a majority to extend: fails with 3 of 5 paused, succeeds with 2 of 5 paused", async () => {
+    const redlock = new Redlock(clients, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 0 });
+    const [first, second] = await Promise.all([redlock.acquire(["extend-a"], 2_000), redlock.acquire(["extend-b"], 2_000)]);
+    await Promise.all([first.attempts[0], second.attempts[0]]);
+    pause(0, 1, 2);
+    await expect(first.extend(3_000)).rejects.toBeInstanceOf(ExecutionError);
+    resumeAll();
+    await sleep(50);
+    pause(0, 1);
+    const longer = await second.extend(3_000);
+    expect(longer.validityMs).toBeGreaterThan(2_500);
+    expect(await clients[3]!.pttl("extend-b")).toBeGreaterThan(2_500);
+    await longer.release();
+  });
+});
+
+describe("failed attempts", () => {
+  it("release their partial keys before the next retry, so they never block their own retry", async () => {
+    const redlock = new Redlock(clients, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 10, retryDelay: 200, retryJitter: 0 });
+    // Another holder owns nodes 0-2 (a majority) for 500 ms; nodes 3-4 are free.
+    await Promise.all([0, 1, 2].map((index) => clients[index]!.set("partial", "other-holder", "PX", 500)));
+    const startMono = performance.now();
+    const pending = redlock.acquire(["partial"], 2_000);
+    const samples: Array<Array<string | null>> = [];
+    for (const atMs of [100, 300]) {
+      await sleep(atMs - (performance.now() - startMono));
+      samples.push(await Promise.all([3, 4].map((index) => clients[index]!.get("partial"))));
+    }
+    expect(samples).toEqual([[null, null], [null, null]]);
+    const lock = await pending;
+    // The holder's keys expired at 500 ms; the attempt after that wins, not blocked by our own leftovers.
+    expect(performance.now() - startMono).toBeLessThan(500 + 200 + 100);
+    expect(lock.attempts.length).toBeGreaterThanOrEqual(3);
+    await lock.release();
+  });
+});
