@@ -49,7 +49,10 @@ export const lockGrantSchema = z.object({
 export type LockGrant = z.infer<typeof lockGrantSchema>;
 
 /** 201 of acquire, 200 of extend. */
-export const lockGrantResponseSchema = z.object({ serverTime: epochMsSchema, lock: lockGrantSchema });
+export const lockGrantResponseSchema = z.object({
+  serverTime: epochMsSchema,
+  lock: lockGrantSchema,
+});
 export type LockGrantResponse = z.infer<typeof lockGrantResponseSchema>;
 
 export const releaseResponseSchema = z.object({
@@ -68,7 +71,8 @@ export const MAX_REASON_LENGTH = 500;
 /**
  * Force-release. Exactly one of:
  * - `expectedValue`: compare-and-delete — deleted only on nodes still holding the value the operator
- *   saw; nothing is deleted (409 value_changed) if any node holds another value;
+ *   saw; nothing is deleted (409 value_changed) if any node holds another value when checked, and a
+ *   node whose value changes between that check and the delete is left alone (409 too);
  * - `force: true` without `expectedValue`: deletes whatever value each node holds.
  * The resource is named by `resource`, or by `resourceBase64` for a key that is not valid UTF-8.
  */
@@ -102,8 +106,10 @@ export const forceReleaseNodeOutcomeSchema = z.enum([
   "deleted",
   /** The key was not there. */
   "absent",
-  /** The node holds another value than expectedValue: left alone. */
+  /** The node holds another value than expectedValue (or a key that is no lock): left alone. */
   "mismatch",
+  /** The node holds expectedValue but was left alone, because another node holds a different value. */
+  "kept",
   "unreachable",
 ]);
 export type ForceReleaseNodeOutcome = z.infer<typeof forceReleaseNodeOutcomeSchema>;

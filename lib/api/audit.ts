@@ -10,7 +10,14 @@ export const auditQuerySchema = z.object({
 });
 export type AuditQuery = z.infer<typeof auditQuerySchema>;
 
-export const auditActionSchema = z.enum(["acquire", "extend", "release", "force-release", "login", "logout"]);
+export const auditActionSchema = z.enum([
+  "acquire",
+  "extend",
+  "release",
+  "force-release",
+  "login",
+  "logout",
+]);
 export type AuditAction = z.infer<typeof auditActionSchema>;
 
 export const auditEntrySchema = z.object({

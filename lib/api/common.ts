@@ -31,7 +31,10 @@ export const resourceNameSchema = z
   .string()
   .min(1, "must not be empty")
   .refine((name) => !LONE_SURROGATE.test(name), "must be well-formed Unicode")
-  .refine((name) => utf8Length(name) <= MAX_RESOURCE_BYTES, `must be at most ${MAX_RESOURCE_BYTES} UTF-8 bytes`);
+  .refine(
+    (name) => utf8Length(name) <= MAX_RESOURCE_BYTES,
+    `must be at most ${MAX_RESOURCE_BYTES} UTF-8 bytes`,
+  );
 
 export const resourceListSchema = z
   .array(resourceNameSchema)

@@ -16,7 +16,9 @@ export const durationSchema = z
     const [, amount, unit] = DURATION.exec(text)!;
     return Number(amount) * UNIT_MS[(unit ?? "s") as keyof typeof UNIT_MS];
   })
-  .pipe(z.number().min(1_000, "must be at least 1s").max(MAX_LATENCY_WINDOW_MS, "must be at most 24h"));
+  .pipe(
+    z.number().min(1_000, "must be at least 1s").max(MAX_LATENCY_WINDOW_MS, "must be at most 24h"),
+  );
 
 export const latencyQuerySchema = z.object({
   window: durationSchema.default(DEFAULT_LATENCY_WINDOW_MS),
@@ -51,7 +53,11 @@ export const latencyResponseSchema = z.object({
   /** Interval of the scheduled probe in ms; 0 when off. */
   probeIntervalMs: z.number(),
   nodes: z.array(
-    z.object({ nodeId: nodeIdSchema, address: nodeAddressSchema, samples: z.array(nodeLatencySampleSchema) }),
+    z.object({
+      nodeId: nodeIdSchema,
+      address: nodeAddressSchema,
+      samples: z.array(nodeLatencySampleSchema),
+    }),
   ),
   quorum: z.array(quorumLatencySampleSchema),
 });

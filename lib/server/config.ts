@@ -19,9 +19,12 @@ const integerVar = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
-const listVar = z
-  .string({ error: "is required: a comma-separated list" })
-  .transform((text) => text.split(",").map((item) => item.trim()).filter((item) => item.length > 0));
+const listVar = z.string({ error: "is required: a comma-separated list" }).transform((text) =>
+  text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
 
 const redisUrl = z.string().refine((text) => {
   try {
@@ -36,7 +39,9 @@ const envSchema = z.object({
   REDLOCK_NODES: listVar.pipe(z.array(redisUrl).min(1, "must list at least one redis:// URL")),
   CONSOLE_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
   CONSOLE_READ_ONLY: booleanVar.default(false),
-  LOCK_MATCH: listVar.pipe(z.array(z.string().max(1024)).min(1, "must list at least one pattern")).default(["*"]),
+  LOCK_MATCH: listVar
+    .pipe(z.array(z.string().max(1024)).min(1, "must list at least one pattern"))
+    .default(["*"]),
   CONSOLE_PUBLIC_READ: booleanVar.default(true),
   CONSOLE_PROBE_INTERVAL_MS: integerVar(0, 3_600_000).default(10_000),
   CONSOLE_RESTART_QUARANTINE_MS: integerVar(0, 86_400_000).default(0),
@@ -92,7 +97,9 @@ export function parseConfig(env: Record<string, string | undefined>): ConsoleCon
 }
 
 function toConfig(env: Record<string, string | undefined>, requireToken: boolean): ConsoleConfig {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
   const result = envSchema.safeParse(present);
   // Names the variable (and list entry) but never echoes a value: a URL may carry a password.
   const lines = (result.error?.issues ?? []).map((issue) => {
@@ -101,7 +108,9 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
   });
   const readOnly = booleanVar.safeParse(present.CONSOLE_READ_ONLY ?? "false").data === true;
   if (requireToken && !readOnly && present.CONSOLE_ADMIN_TOKEN === undefined) {
-    lines.push("  CONSOLE_ADMIN_TOKEN: is required unless CONSOLE_READ_ONLY=true (npm start generates one in embedded mode)");
+    lines.push(
+      "  CONSOLE_ADMIN_TOKEN: is required unless CONSOLE_READ_ONLY=true (npm start generates one in embedded mode)",
+    );
   }
   if (!result.success || lines.length > 0) {
     throw new ConfigError(`Invalid console configuration:\n${[...new Set(lines)].join("\n")}`);
@@ -128,6 +137,9 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
 }
 
 /** Defaults for everything but the node URLs: what tests and embedded callers start from. */
-export function configFor(nodeUrls: readonly string[], overrides: Partial<ConsoleConfig> = {}): ConsoleConfig {
+export function configFor(
+  nodeUrls: readonly string[],
+  overrides: Partial<ConsoleConfig> = {},
+): ConsoleConfig {
   return { ...toConfig({ REDLOCK_NODES: nodeUrls.join(",") }, false), ...overrides };
 }

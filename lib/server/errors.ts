@@ -28,18 +28,30 @@ export function isApiError(error: unknown): error is ApiError {
 
 const NO_STORE = { "cache-control": "no-store" };
 
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+export function jsonResponse(
+  body: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): Response {
   return Response.json(body, { status, headers: { ...NO_STORE, ...headers } });
 }
 
-export function errorResponse(code: ErrorCode, message: string, details?: unknown, headers?: Record<string, string>): Response {
-  const body: ErrorBody = { error: { code, message, ...(details === undefined ? {} : { details }) } };
+export function errorResponse(
+  code: ErrorCode,
+  message: string,
+  details?: unknown,
+  headers?: Record<string, string>,
+): Response {
+  const body: ErrorBody = {
+    error: { code, message, ...(details === undefined ? {} : { details }) },
+  };
   return jsonResponse(body, ERROR_STATUS[code], headers);
 }
 
 /** Maps any thrown value to a response: ApiError keeps its code; anything else is a 500. */
 export function toResponse(error: unknown): Response {
-  if (isApiError(error)) return errorResponse(error.code, error.message, error.details, error.headers);
+  if (isApiError(error))
+    return errorResponse(error.code, error.message, error.details, error.headers);
   logger.error({ err: error }, "unhandled error in a route handler");
   return errorResponse("internal", "Internal error; the server log has the details.");
 }

@@ -1,0 +1,13 @@
+import { auditQuerySchema } from "@/lib/api";
+import { jsonResponse } from "@/lib/server/errors";
+import { readQuery } from "@/lib/server/http";
+import { route } from "@/lib/server/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = route(async (request, ctx) => {
+  ctx.guard.requireRead(request);
+  const { limit } = readQuery(request, auditQuerySchema);
+  return jsonResponse({ serverTime: Date.now(), ...(await ctx.audit.read(limit)) });
+});

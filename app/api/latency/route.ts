@@ -1,0 +1,13 @@
+import { latencyQuerySchema } from "@/lib/api";
+import { jsonResponse } from "@/lib/server/errors";
+import { readQuery } from "@/lib/server/http";
+import { route } from "@/lib/server/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = route(async (request, ctx) => {
+  ctx.guard.requireRead(request);
+  const { window } = readQuery(request, latencyQuerySchema);
+  return jsonResponse(ctx.latency.read(window, ctx.config.probeIntervalMs));
+});

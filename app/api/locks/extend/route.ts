@@ -1,0 +1,19 @@
+import { extendRequestSchema } from "@/lib/api";
+import { actorOf, extendAudited } from "@/lib/server/actions/audited";
+import { jsonResponse } from "@/lib/server/errors";
+import { readJsonBody } from "@/lib/server/http";
+import { route } from "@/lib/server/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** A lock named "extend" is still readable: GET falls through to the single-lock read. */
+export { GET } from "../[...resource]/route";
+
+/** Extend by value: 200 with the extended lock, 409 when no longer held on a majority. */
+export const POST = route(async (request, ctx) => {
+  const principal = ctx.guard.requireAdmin(request);
+  const body = await readJsonBody(request, extendRequestSchema);
+  const lock = await extendAudited(ctx, actorOf(request, principal), body);
+  return jsonResponse({ serverTime: Date.now(), lock });
+});

@@ -1,0 +1,18 @@
+import { forceReleaseRequestSchema } from "@/lib/api";
+import { actorOf, forceReleaseAudited } from "@/lib/server/actions/audited";
+import { jsonResponse } from "@/lib/server/errors";
+import { readJsonBody } from "@/lib/server/http";
+import { route } from "@/lib/server/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** A lock named "force-release" is still readable: GET falls through to the single-lock read. */
+export { GET } from "../[...resource]/route";
+
+/** Admin force-unlock (compare-and-delete, or any value with force: true); always audited. */
+export const POST = route(async (request, ctx) => {
+  const principal = ctx.guard.requireAdmin(request);
+  const body = await readJsonBody(request, forceReleaseRequestSchema);
+  return jsonResponse(await forceReleaseAudited(ctx, actorOf(request, principal), body));
+});

@@ -1,0 +1,19 @@
+import { releaseRequestSchema } from "@/lib/api";
+import { actorOf, releaseAudited } from "@/lib/server/actions/audited";
+import { jsonResponse } from "@/lib/server/errors";
+import { readJsonBody } from "@/lib/server/http";
+import { route } from "@/lib/server/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** A lock named "release" is still readable: GET falls through to the single-lock read. */
+export { GET } from "../[...resource]/route";
+
+/** Release by value on every node; 200 even when it had already expired (releasedCount 0). */
+export const POST = route(async (request, ctx) => {
+  const principal = ctx.guard.requireAdmin(request);
+  const body = await readJsonBody(request, releaseRequestSchema);
+  const result = await releaseAudited(ctx, actorOf(request, principal), body);
+  return jsonResponse({ serverTime: Date.now(), ...result });
+});

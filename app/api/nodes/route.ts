@@ -1,0 +1,10 @@
+import { jsonResponse } from "@/lib/server/errors";
+import { route } from "@/lib/server/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = route(async (request, ctx) => {
+  ctx.guard.requireRead(request);
+  return jsonResponse(await ctx.nodes());
+});

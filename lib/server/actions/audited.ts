@@ -1,0 +1,158 @@
+import "server-only";
+/**
+ * The manual actions as the HTTP API runs them: each is audited (success or failure) on every
+ * reachable node, counted in the metrics, and followed by a latency probe.
+ */
+import type {
+  AcquireRequest,
+  AuditAction,
+  ExtendRequest,
+  ForceReleaseRequest,
+  ForceReleaseResponse,
+  LockGrant,
+  ReleaseRequest,
+  ReleaseResponse,
+} from "@/lib/api";
+import { clientIp, userAgent } from "../auth/client-info";
+import type { Principal } from "../auth/credentials";
+import type { Console } from "../console";
+import { ApiError, isApiError } from "../errors";
+import { forceRelease } from "./force-release";
+import { acquireLock, extendLock, releaseLock } from "./lock-actions";
+
+export interface Actor {
+  readonly principal: Principal;
+  readonly clientIp: string;
+  readonly userAgent: string;
+}
+
+export const actorOf = (request: Request, principal: Principal): Actor => ({
+  principal,
+  clientIp: clientIp(request),
+  userAgent: userAgent(request),
+});
+
+interface ActionMeta {
+  readonly action: AuditAction;
+  readonly resources: string[];
+  readonly value: string | null;
+  readonly reason?: string;
+}
+
+async function audited<T>(
+  ctx: Console,
+  actor: Actor,
+  meta: ActionMeta,
+  run: () => Promise<T>,
+  summary: (result: T) => string,
+): Promise<T> {
+  const record = (outcome: "success" | "failure", detail: string, value = meta.value) =>
+    ctx.audit.append({
+      action: meta.action,
+      actor: actor.principal.label,
+      clientIp: actor.clientIp,
+      userAgent: actor.userAgent,
+      resources: meta.resources,
+      value,
+      reason: meta.reason ?? null,
+      outcome,
+      detail,
+    });
+  try {
+    const result = await run();
+    await record("success", summary(result), (result as { value?: string }).value ?? meta.value);
+    ctx.metrics.recordAction(meta.action, "success");
+    return result;
+  } catch (error) {
+    await record(
+      "failure",
+      isApiError(error) ? `${error.code}: ${error.message}` : "internal error",
+    );
+    ctx.metrics.recordAction(meta.action, isApiError(error) ? error.code : "internal");
+    throw error;
+  } finally {
+    void ctx.probe.runOnce();
+  }
+}
+
+const deps = (ctx: Console) => ({ redlock: ctx.redlock, nodes: ctx.registry.nodes });
+
+export function acquireAudited(
+  ctx: Console,
+  actor: Actor,
+  body: AcquireRequest,
+): Promise<LockGrant> {
+  return audited(
+    ctx,
+    actor,
+    { action: "acquire", resources: body.resources, value: null },
+    () => acquireLock(deps(ctx), body),
+    (lock) =>
+      `acquired for ${body.ttlMs} ms, validity ${lock.validityMs} ms${lock.fencingToken === null ? "" : `, fencing token ${lock.fencingToken}`}`,
+  );
+}
+
+export function extendAudited(ctx: Console, actor: Actor, body: ExtendRequest): Promise<LockGrant> {
+  return audited(
+    ctx,
+    actor,
+    { action: "extend", resources: body.resources, value: body.value },
+    () => extendLock(deps(ctx), body),
+    (lock) => `extended to ${body.ttlMs} ms, validity ${lock.validityMs} ms`,
+  );
+}
+
+export function releaseAudited(
+  ctx: Console,
+  actor: Actor,
+  body: ReleaseRequest,
+): Promise<Omit<ReleaseResponse, "serverTime">> {
+  return audited(
+    ctx,
+    actor,
+    { action: "release", resources: body.resources, value: body.value },
+    () => releaseLock(deps(ctx), body),
+    (result) => `released on ${result.releasedCount} node(s)`,
+  );
+}
+
+/** Force-release; a changed value is audited as a failure and answered 409 with the per-node outcome. */
+export async function forceReleaseAudited(
+  ctx: Console,
+  actor: Actor,
+  body: ForceReleaseRequest,
+): Promise<ForceReleaseResponse> {
+  const outcome = await forceRelease(ctx.registry.nodes, body, ctx.nodeDeadlineMs);
+  const mode = body.expectedValue === undefined ? "force (any value)" : "compare-and-delete";
+  const entry = await ctx.audit.append({
+    action: "force-release",
+    actor: actor.principal.label,
+    clientIp: actor.clientIp,
+    userAgent: actor.userAgent,
+    resources: [outcome.resource],
+    value: body.expectedValue ?? null,
+    reason: body.reason,
+    outcome: outcome.valueChanged ? "failure" : "success",
+    detail: outcome.valueChanged
+      ? `value_changed: ${mode}, deleted on ${outcome.deletedCount} node(s)`
+      : `${mode}: deleted on ${outcome.deletedCount} node(s)`,
+  });
+  ctx.metrics.recordForceRelease(
+    outcome.valueChanged ? "value_changed" : outcome.deletedCount > 0 ? "deleted" : "absent",
+  );
+  const response: ForceReleaseResponse = {
+    serverTime: Date.now(),
+    resource: outcome.resource,
+    deletedCount: outcome.deletedCount,
+    nodes: outcome.nodes,
+    auditId: entry.id,
+  };
+  if (outcome.valueChanged) {
+    throw new ApiError(
+      "value_changed",
+      "A node holds another value than expected: the lock changed hands since you looked.",
+      response,
+    );
+  }
+  return response;
+}

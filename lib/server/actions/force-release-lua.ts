@@ -1,0 +1,34 @@
+/**
+ * Compare-and-delete on one node, atomic because it runs as one script.
+ * KEYS[1] the lock key; ARGV[1] mode: "check" (report only), "expect" (delete only if the holder is
+ * ARGV[2]), "any" (delete whatever lock is there). A string lock's holder is its value; a Redisson
+ * hash lock's holder is its sorted holder fields joined by "," (as the snapshot shows it).
+ * Returns { outcome, holder }: outcome "deleted" | "match" | "mismatch" | "absent" | "not_a_lock".
+ */
+export const FORCE_RELEASE_SCRIPT = `
+local kind = redis.call('TYPE', KEYS[1])['ok']
+if kind == 'none' then return {'absent', ''} end
+local holder
+if kind == 'string' then
+  holder = redis.call('GET', KEYS[1])
+elseif kind == 'hash' then
+  local fields = {}
+  for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+    if field ~= 'mode' then table.insert(fields, field) end
+  end
+  table.sort(fields)
+  holder = table.concat(fields, ',')
+else
+  return {'not_a_lock', kind}
+end
+local matches = ARGV[1] == 'any' or holder == ARGV[2]
+if ARGV[1] == 'check' then
+  if holder == ARGV[2] then return {'match', holder} end
+  return {'mismatch', holder}
+end
+if matches then
+  redis.call('DEL', KEYS[1])
+  return {'deleted', holder}
+end
+return {'mismatch', holder}
+`;

@@ -1,0 +1,114 @@
+import "server-only";
+/**
+ * Force-release: the operator's emergency unlock. With `expectedValue` it first checks every node
+ * and deletes nothing if any holds another value (the lock moved on since the operator looked);
+ * then it compare-and-deletes per node, so a value that changes between check and delete is still
+ * never deleted. With `force: true` it deletes whatever lock each node holds.
+ */
+import type { ForceReleaseNodeResult, ForceReleaseRequest } from "@/lib/api";
+import { RESERVED_PREFIX } from "@/lib/api";
+import { ApiError } from "../errors";
+import { withDeadline, type ConsoleNode } from "../node-registry";
+import { describeKey } from "../snapshot/snapshot";
+import { FORCE_RELEASE_SCRIPT } from "./force-release-lua";
+
+type Mode = "check" | "expect" | "any";
+
+export interface ForceReleaseOutcome {
+  readonly resource: string;
+  readonly deletedCount: number;
+  readonly nodes: ForceReleaseNodeResult[];
+  /** True when some node held another value than expected: the answer is 409. */
+  readonly valueChanged: boolean;
+}
+
+export function keyOf(request: Pick<ForceReleaseRequest, "resource" | "resourceBase64">): Buffer {
+  const key =
+    request.resource !== undefined
+      ? Buffer.from(request.resource, "utf8")
+      : Buffer.from(request.resourceBase64 ?? "", "base64");
+  if (key.length === 0)
+    throw new ApiError(
+      "invalid_request",
+      "Invalid request body: resourceBase64: must decode to at least one byte",
+    );
+  if (key.subarray(0, RESERVED_PREFIX.length).toString("latin1") === RESERVED_PREFIX) {
+    throw new ApiError(
+      "reserved_resource",
+      `Keys under "${RESERVED_PREFIX}" are auxiliary, never locks.`,
+    );
+  }
+  return key;
+}
+
+async function runOnNode(
+  node: ConsoleNode,
+  key: Buffer,
+  mode: Mode,
+  expected: string,
+  deadlineMs: number,
+): Promise<{ outcome: string; holder: string | null; latencyMs: number }> {
+  const startMs = performance.now();
+  try {
+    const reply = (await withDeadline(
+      node.client.eval(FORCE_RELEASE_SCRIPT, 1, key, mode, expected),
+      deadlineMs,
+    )) as [string, string];
+    const [outcome, holder] = reply;
+    return {
+      outcome,
+      holder: outcome === "absent" || outcome === "not_a_lock" ? null : holder,
+      latencyMs: performance.now() - startMs,
+    };
+  } catch {
+    return { outcome: "unreachable", holder: null, latencyMs: performance.now() - startMs };
+  }
+}
+
+const OUTCOMES: Record<string, ForceReleaseNodeResult["outcome"]> = {
+  deleted: "deleted",
+  absent: "absent",
+  match: "kept",
+  mismatch: "mismatch",
+  not_a_lock: "mismatch",
+  unreachable: "unreachable",
+};
+
+function toResult(
+  node: ConsoleNode,
+  answer: Awaited<ReturnType<typeof runOnNode>>,
+): ForceReleaseNodeResult {
+  return {
+    nodeId: node.id,
+    outcome: OUTCOMES[answer.outcome] ?? "unreachable",
+    value: answer.holder,
+    latencyMs: Math.round(answer.latencyMs * 100) / 100,
+  };
+}
+
+export async function forceRelease(
+  nodes: readonly ConsoleNode[],
+  request: ForceReleaseRequest,
+  deadlineMs: number,
+): Promise<ForceReleaseOutcome> {
+  const key = keyOf(request);
+  const resource = describeKey(key).resource;
+  const expected = request.expectedValue ?? "";
+  const runAll = (mode: Mode) =>
+    Promise.all(nodes.map((node) => runOnNode(node, key, mode, expected, deadlineMs)));
+  if (request.expectedValue !== undefined) {
+    const checks = await runAll("check");
+    const results = nodes.map((node, index) => toResult(node, checks[index]!));
+    if (results.some((result) => result.outcome === "mismatch")) {
+      return { resource, deletedCount: 0, nodes: results, valueChanged: true };
+    }
+  }
+  const answers = await runAll(request.expectedValue === undefined ? "any" : "expect");
+  const results = nodes.map((node, index) => toResult(node, answers[index]!));
+  return {
+    resource,
+    deletedCount: results.filter((result) => result.outcome === "deleted").length,
+    nodes: results,
+    valueChanged: results.some((result) => result.outcome === "mismatch"),
+  };
+}

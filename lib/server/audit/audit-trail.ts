@@ -1,0 +1,85 @@
+import "server-only";
+/**
+ * The audit trail: each state-changing action is appended (XADD … MAXLEN ~) to the stream
+ * `redlock:audit` on every reachable node, under one event id, so it survives a console restart,
+ * is shared by every console replica, and outlives the loss of a minority of nodes. Reads merge the
+ * nodes' streams and de-duplicate by event id.
+ */
+import { randomUUID } from "node:crypto";
+import type { AuditEntry } from "@/lib/api";
+import { logger } from "../logger";
+import { withDeadline, type ConsoleNode } from "../node-registry";
+import { fromStreamFields, toStreamFields } from "./stream-codec";
+
+export const AUDIT_STREAM = "redlock:audit";
+
+export type AuditRecord = Omit<AuditEntry, "id" | "at" | "nodes">;
+
+export interface AuditTrail {
+  /** Appends to every reachable node; resolves with the entry (its `nodes` name where it landed). */
+  append(record: AuditRecord): Promise<AuditEntry>;
+  /** Newest first, merged across nodes. */
+  read(limit: number): Promise<{ entries: AuditEntry[]; unreachableNodes: string[] }>;
+}
+
+export function createAuditTrail(
+  nodes: readonly ConsoleNode[],
+  maxLen: number,
+  deadlineMs: number,
+): AuditTrail {
+  return {
+    async append(record) {
+      const entry: AuditEntry = { ...record, id: randomUUID(), at: Date.now(), nodes: [] };
+      const fields = toStreamFields(entry);
+      const written = await Promise.all(
+        nodes.map((node) =>
+          withDeadline(
+            node.client.xadd(AUDIT_STREAM, "MAXLEN", "~", maxLen, "*", ...fields),
+            deadlineMs,
+          ).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
+      const stored = {
+        ...entry,
+        nodes: nodes.filter((_, index) => written[index]).map((node) => node.id),
+      };
+      // Also in the server log: the trail's copy of last resort when no node took it.
+      const level = stored.nodes.length === 0 ? "error" : "info";
+      logger[level]({ audit: { ...stored, value: stored.value ? "[set]" : null } }, "audit");
+      return stored;
+    },
+
+    async read(limit) {
+      const replies = await Promise.all(
+        nodes.map((node) =>
+          withDeadline(
+            node.client.xrevrange(AUDIT_STREAM, "+", "-", "COUNT", limit),
+            deadlineMs,
+          ).catch(() => undefined),
+        ),
+      );
+      const merged = new Map<string, AuditEntry>();
+      replies.forEach((reply, index) => {
+        for (const [, fields] of reply ?? []) {
+          const entry = fromStreamFields(fields);
+          if (!entry) continue;
+          const known = merged.get(entry.id);
+          merged.set(entry.id, {
+            ...(known ?? entry),
+            nodes: [...(known?.nodes ?? []), nodes[index]!.id],
+          });
+        }
+      });
+      const entries = [...merged.values()]
+        .sort((a, b) => b.at - a.at || (a.id < b.id ? -1 : 1))
+        .slice(0, limit);
+      const unreachableNodes = nodes
+        .filter((_, index) => replies[index] === undefined)
+        .map((node) => node.id);
+      return { entries, unreachableNodes };
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import "server-only";
+/**
+ * The console's server side as one object: configuration, node clients, the console's own Redlock,
+ * shared snapshot and health reads, latency history and probe, audit trail, auth and metrics.
+ * `createConsole(config)` builds one for any list of nodes (tests make their own); the process-wide
+ * instance built from the environment lives in default-console.ts.
+ */
+import type { NodesResponse } from "@/lib/api";
+import Redlock, { type OperationEvent } from "@/lib/redlock";
+import { createAuditTrail, type AuditTrail } from "./audit/audit-trail";
+import { createGuard, type Guard } from "./auth/guard";
+import { createRateLimiter, type RateLimiter } from "./auth/rate-limit";
+import type { ConsoleConfig } from "./config";
+import { readNodes } from "./health/health";
+import { createLatencyHistory, PROBE_PREFIX, type LatencyHistory } from "./latency/latency-history";
+import { createProbe, type Probe } from "./latency/probe";
+import { logger } from "./logger";
+import { createMetrics, type ConsoleMetrics } from "./metrics";
+import { createNodeRegistry, type NodeRegistry } from "./node-registry";
+import { singleFlight } from "./single-flight";
+import { takeSnapshot, type Snapshot } from "./snapshot/snapshot";
+
+export interface Console {
+  readonly config: ConsoleConfig;
+  readonly registry: NodeRegistry;
+  readonly redlock: Redlock;
+  readonly guard: Guard;
+  readonly loginLimiter: RateLimiter;
+  readonly metrics: ConsoleMetrics;
+  readonly latency: LatencyHistory;
+  readonly probe: Probe;
+  readonly audit: AuditTrail;
+  /** Budget of a multi-command read of one node (health, audit, force-release), in ms. */
+  readonly nodeDeadlineMs: number;
+  /** The shared lock snapshot (single flight, reused for snapshotMaxAgeMs). */
+  snapshot(): Promise<Snapshot>;
+  /** The shared node health report (single flight, reused for snapshotMaxAgeMs). */
+  nodes(): Promise<NodesResponse>;
+  close(): Promise<void>;
+}
+
+export interface ConsoleOptions {
+  /** Also export Node.js process metrics (only for the process-wide console). @default false */
+  readonly processMetrics?: boolean;
+}
+
+export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {}): Console {
+  logger.level = config.logLevel;
+  const registry = createNodeRegistry(config);
+  const { nodes, quorumSize } = registry;
+  const redlock = new Redlock(
+    nodes.map((node) => node.client),
+    {
+      retryCount: 0,
+      nodeTimeout: config.nodeTimeoutMs,
+      restartQuarantine: config.restartQuarantineMs > 0 ? config.restartQuarantineMs : false,
+    },
+  );
+  const metrics = createMetrics(nodes, options.processMetrics ?? false);
+  const latency = createLatencyHistory(nodes);
+  redlock.on("operation", (event: OperationEvent) => {
+    latency.record(event);
+    metrics.recordOperation(
+      event,
+      event.resources.some((resource) => resource.startsWith(PROBE_PREFIX))
+        ? "probe"
+        : event.operation,
+    );
+  });
+  const nodeDeadlineMs = config.nodeTimeoutMs + 250;
+  const probe = createProbe(redlock, config.probeIntervalMs);
+  const snapshot = singleFlight(async () => {
+    const taken = await takeSnapshot(nodes, config.lockMatch, config.scanMaxKeys, quorumSize);
+    metrics.recordSnapshot(taken.counts, taken.scanMs);
+    return taken;
+  }, config.snapshotMaxAgeMs);
+  const nodeReport = singleFlight(async () => {
+    const report = await readNodes(nodes, redlock, config, nodeDeadlineMs);
+    metrics.recordNodes(report);
+    return report;
+  }, config.snapshotMaxAgeMs);
+  return {
+    config,
+    registry,
+    redlock,
+    metrics,
+    latency,
+    probe,
+    nodeDeadlineMs,
+    guard: createGuard(config),
+    loginLimiter: createRateLimiter(),
+    audit: createAuditTrail(nodes, config.auditMaxLen, nodeDeadlineMs),
+    snapshot,
+    nodes: nodeReport,
+    close: async () => {
+      probe.stop();
+      await registry.close();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Folds what each node holds for a resource into one row: the majority value, how many nodes hold
+ * it (quorum), how long it stays on a majority (validityMs) and the state. Pure, so it is tested
+ * on hand-built inputs as well as on real keys.
+ */
+import type { LockFormat, LockRow, LockState, NodeHolder } from "@/lib/api";
+
+/** What one node holds under one key. pttlMs -1: no expiry. */
+export interface NodeKeyState {
+  readonly value: string;
+  readonly pttlMs: number;
+  readonly format: LockFormat;
+  readonly holdCount: number | null;
+}
+
+/** Per node, in node order: its key state, `null` (absent) or `undefined` (node unreachable). */
+export type NodeReads = ReadonlyArray<NodeKeyState | null | undefined>;
+
+const REDISSON_FIELD = /^.+:\d+$/;
+
+/**
+ * A Redisson lock is a hash whose fields are `<client uuid>:<thread id>` -> re-entry count (its
+ * read-write lock adds a "mode" field). The holder is the sorted field list; anything else is no lock.
+ */
+export function parseRedissonHash(
+  fields: Record<string, string>,
+): Pick<NodeKeyState, "value" | "holdCount"> | null {
+  const holders = Object.keys(fields)
+    .filter((field) => field !== "mode")
+    .sort();
+  if (holders.length === 0) return null;
+  if (!holders.every((field) => REDISSON_FIELD.test(field) && /^\d+$/.test(fields[field] ?? "")))
+    return null;
+  const holdCount = holders.reduce((sum, field) => sum + Number(fields[field]), 0);
+  return { value: holders.join(","), holdCount };
+}
+
+/** -1 (no expiry) sorts above every finite TTL. */
+const ttlRank = (pttlMs: number) => (pttlMs < 0 ? Number.POSITIVE_INFINITY : pttlMs);
+
+/**
+ * How long `pttls` (the TTLs of the nodes holding one value) keep that value on a majority:
+ * the quorumSize-th largest, since after it expires fewer than quorumSize nodes hold the value.
+ */
+export function majorityValidityMs(pttls: readonly number[], quorumSize: number): number | null {
+  if (pttls.length < quorumSize) return null;
+  const ranked = pttls.map(ttlRank).sort((a, b) => b - a);
+  const validity = ranked[quorumSize - 1]!;
+  return validity === Number.POSITIVE_INFINITY ? -1 : validity;
+}
+
+function stateOf(distinctValues: number, quorum: number, quorumSize: number): LockState {
+  if (distinctValues > 1) return "conflict";
+  return quorum >= quorumSize ? "held" : "partial";
+}
+
+/** The row of one resource, or null when no reachable node holds it. */
+export function foldResource(
+  resource: string,
+  reads: NodeReads,
+  nodeIds: readonly string[],
+  quorumSize: number,
+): Omit<LockRow, "resourceBase64"> | null {
+  const byValue = new Map<string, number[]>();
+  for (const read of reads) {
+    if (read) byValue.set(read.value, [...(byValue.get(read.value) ?? []), read.pttlMs]);
+  }
+  if (byValue.size === 0) return null;
+  // The majority value; a tie goes to the value that stays longest, then to the smaller value (stable).
+  const longest = (pttls: number[]) => Math.max(...pttls.map(ttlRank));
+  const descending = (a: number, b: number) => (a > b ? -1 : a < b ? 1 : 0);
+  const [value, pttls] = [...byValue.entries()].sort(
+    ([valueA, a], [valueB, b]) =>
+      descending(a.length, b.length) ||
+      descending(longest(a), longest(b)) ||
+      (valueA < valueB ? -1 : 1),
+  )[0]!;
+  const nodes: NodeHolder[] = nodeIds.map((nodeId, index) => {
+    const read = reads[index];
+    return {
+      nodeId,
+      reachable: read !== undefined,
+      value: read?.value ?? null,
+      pttlMs: read?.pttlMs ?? null,
+      format: read?.format ?? null,
+      holdCount: read?.holdCount ?? null,
+    };
+  });
+  return {
+    resource,
+    state: stateOf(byValue.size, pttls.length, quorumSize),
+    value,
+    format: reads.some((read) => read?.format === "redisson-hash") ? "redisson-hash" : "string",
+    quorum: pttls.length,
+    quorumSize,
+    validityMs: majorityValidityMs(pttls, quorumSize),
+    nodes,
+  };
+}

@@ -1,0 +1,132 @@
+import "server-only";
+/**
+ * The shared lock snapshot: every node read in parallel, folded per resource, sorted by key bytes,
+ * and served to all viewers from one single-flight scan per interval. Pages are cut from it by a
+ * cursor that names the last key shown, so paging stays stable while the snapshot refreshes.
+ */
+import type { LockCounts, LockRow, LocksQuery, LocksResponse } from "@/lib/api";
+import { ApiError } from "../errors";
+import type { ConsoleNode } from "../node-registry";
+import { foldResource, type NodeKeyState } from "./fold";
+import { globMatch } from "./glob";
+import { readNode, type NodeScan } from "./read-node";
+
+export interface SnapshotRow {
+  /** The key's exact bytes as a latin1 string: sorts like the bytes. */
+  readonly sortKey: string;
+  readonly row: LockRow;
+}
+
+export interface Snapshot {
+  readonly serverTime: number;
+  readonly scanMs: number;
+  readonly rows: readonly SnapshotRow[];
+  readonly counts: LockCounts;
+  readonly unreachableNodes: string[];
+  readonly truncated: boolean;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The display name of a key, plus its base64 when its bytes are not valid UTF-8. */
+export function describeKey(key: Buffer): Pick<LockRow, "resource" | "resourceBase64"> {
+  try {
+    return { resource: strictUtf8.decode(key) };
+  } catch {
+    return { resource: key.toString("utf8"), resourceBase64: key.toString("base64") };
+  }
+}
+
+/** Folds per-node reads (undefined: node unreachable) into sorted rows. */
+export function foldNodes(
+  nodes: readonly ConsoleNode[],
+  reads: ReadonlyArray<Map<string, NodeKeyState> | undefined>,
+  quorumSize: number,
+): SnapshotRow[] {
+  const allKeys = new Set<string>();
+  for (const read of reads) for (const key of read?.keys() ?? []) allKeys.add(key);
+  const nodeIds = nodes.map((node) => node.id);
+  const rows: SnapshotRow[] = [];
+  for (const sortKey of allKeys) {
+    const perNode = reads.map((read) =>
+      read === undefined ? undefined : (read.get(sortKey) ?? null),
+    );
+    const named = describeKey(Buffer.from(sortKey, "latin1"));
+    const folded = foldResource(named.resource, perNode, nodeIds, quorumSize);
+    if (folded) rows.push({ sortKey, row: { ...folded, ...named } });
+  }
+  return rows.sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
+}
+
+export function countStates(rows: readonly SnapshotRow[]): LockCounts {
+  const counts: LockCounts = { held: 0, partial: 0, conflict: 0 };
+  for (const { row } of rows) counts[row.state] += 1;
+  return counts;
+}
+
+export async function takeSnapshot(
+  nodes: readonly ConsoleNode[],
+  patterns: readonly string[],
+  maxKeys: number,
+  quorumSize: number,
+): Promise<Snapshot> {
+  const startedAt = performance.now();
+  const serverTime = Date.now();
+  const scans = await Promise.all(
+    nodes.map((node) =>
+      readNode(node.client, patterns, maxKeys).catch((): NodeScan | undefined => undefined),
+    ),
+  );
+  const rows = foldNodes(
+    nodes,
+    scans.map((scan) => scan?.keys),
+    quorumSize,
+  );
+  return {
+    serverTime,
+    scanMs: Math.round(performance.now() - startedAt),
+    rows,
+    counts: countStates(rows),
+    unreachableNodes: nodes.filter((_, index) => scans[index] === undefined).map((node) => node.id),
+    truncated: scans.some((scan) => scan?.truncated === true),
+  };
+}
+
+const encodeCursor = (sortKey: string) => Buffer.from(sortKey, "latin1").toString("base64url");
+
+function decodeCursor(cursor: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor))
+    throw new ApiError("invalid_request", "cursor: is not a cursor returned by this API");
+  return Buffer.from(cursor, "base64url").toString("latin1");
+}
+
+/** One page of the snapshot after the match/state filters. */
+export function pageOf(snapshot: Snapshot, query: LocksQuery): LocksResponse {
+  const filtered = snapshot.rows.filter(
+    ({ row }) =>
+      (!query.state || row.state === query.state) &&
+      (!query.match || globMatch(query.match, row.resource)),
+  );
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  let start = 0;
+  if (after !== undefined) {
+    let high = filtered.length;
+    while (start < high) {
+      const middle = (start + high) >> 1;
+      if (filtered[middle]!.sortKey <= after) start = middle + 1;
+      else high = middle;
+    }
+  }
+  const page = filtered.slice(start, start + query.limit);
+  const hasMore = start + query.limit < filtered.length;
+  return {
+    serverTime: snapshot.serverTime,
+    scanMs: snapshot.scanMs,
+    items: page.map(({ row }) => row),
+    nextCursor: hasMore ? encodeCursor(page.at(-1)!.sortKey) : null,
+    total: filtered.length,
+    counts: snapshot.counts,
+    unreachableNodes: snapshot.unreachableNodes,
+    truncated: snapshot.truncated,
+  };
+}
