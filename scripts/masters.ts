@@ -15,8 +15,14 @@ const { values } = parseArgs({
 
 const count = Number(values.count);
 const ports = values.ports?.split(",").map((port) => Number(port.trim()));
-if (!Number.isInteger(count) || count < 1 || ports?.some((port) => !Number.isInteger(port) || port < 1 || port > 65535)) {
-  console.error("--count must be a positive integer and --ports a comma-separated list of TCP ports.");
+if (
+  !Number.isInteger(count) ||
+  count < 1 ||
+  ports?.some((port) => !Number.isInteger(port) || port < 1 || port > 65535)
+) {
+  console.error(
+    "--count must be a positive integer and --ports a comma-separated list of TCP ports.",
+  );
   process.exit(2);
 }
 

@@ -98,20 +98,30 @@ async function waitForPong(port: number, timeoutMs: number): Promise<void> {
     if (answered) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new MastersError(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms.`);
+  throw new MastersError(
+    `redis-server on port ${port} did not answer PING within ${timeoutMs} ms.`,
+  );
 }
 
 function spawnMaster(port: number, dir: string, persistence: boolean): ChildProcess {
   mkdirSync(dir, { recursive: true });
   const args = [
-    "--port", String(port),
-    "--bind", "127.0.0.1",
-    "--dir", dir,
-    "--save", "",
-    "--daemonize", "no",
-    "--logfile", "redis.log",
-    "--appendonly", persistence ? "yes" : "no",
-    "--appendfsync", "everysec",
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    dir,
+    "--save",
+    "",
+    "--daemonize",
+    "no",
+    "--logfile",
+    "redis.log",
+    "--appendonly",
+    persistence ? "yes" : "no",
+    "--appendfsync",
+    "everysec",
   ];
   const child = spawn("redis-server", args, { stdio: "ignore" });
   child.on("error", () => undefined);
@@ -142,7 +152,9 @@ export async function startMasters(options: MastersOptions = {}): Promise<Master
   const ports = options.ports ?? (await uniqueFreePorts(count));
   for (const port of ports) {
     if (await isPortTaken(port)) {
-      throw new MastersError(`Port ${port} is already in use: choose other ports or stop what listens there.`);
+      throw new MastersError(
+        `Port ${port} is already in use: choose other ports or stop what listens there.`,
+      );
     }
   }
 

@@ -18,25 +18,44 @@ export interface AcquiredLock {
 /** 20 random bytes as 40 hex chars: unique per attempt, so a late reply can never be mistaken for ours. */
 export const randomValue = () => randomBytes(20).toString("hex");
 
-const judgeAcquire = (resourceCount: number) => (reply: unknown): NodeAnswer => {
-  const applied = Array.isArray(reply) ? Number(reply[0]) : Number(reply);
-  if (applied === resourceCount) return { vote: "for", reply };
-  return {
-    vote: "against",
-    reply,
-    error: new ResourceLockedError(`The operation was applied to: ${applied} of the ${resourceCount} requested resources.`),
+const judgeAcquire =
+  (resourceCount: number) =>
+  (reply: unknown): NodeAnswer => {
+    const applied = Array.isArray(reply) ? Number(reply[0]) : Number(reply);
+    if (applied === resourceCount) return { vote: "for", reply };
+    return {
+      vote: "against",
+      reply,
+      error: new ResourceLockedError(
+        `The operation was applied to: ${applied} of the ${resourceCount} requested resources.`,
+      ),
+    };
   };
-};
 
 /** Acquires every resource on a majority, retrying as settings say. Throws ExecutionError on failure. */
-export async function acquire(core: Core, resources: string[], ttlMs: number, settings: Settings, signal?: AbortSignal): Promise<AcquiredLock> {
-  const { result, attempts } = await withRetries(core, { operation: "acquire", resources }, settings, signal, () =>
-    acquireOnce(core, resources, ttlMs, settings),
+export async function acquire(
+  core: Core,
+  resources: string[],
+  ttlMs: number,
+  settings: Settings,
+  signal?: AbortSignal,
+): Promise<AcquiredLock> {
+  const { result, attempts } = await withRetries(
+    core,
+    { operation: "acquire", resources },
+    settings,
+    signal,
+    () => acquireOnce(core, resources, ttlMs, settings),
   );
   return { ...result, attempts };
 }
 
-async function acquireOnce(core: Core, resources: string[], ttlMs: number, settings: Settings): Promise<RetryStep<Omit<AcquiredLock, "attempts">>> {
+async function acquireOnce(
+  core: Core,
+  resources: string[],
+  ttlMs: number,
+  settings: Settings,
+): Promise<RetryStep<Omit<AcquiredLock, "attempts">>> {
   const startMono = performance.now();
   const startWall = Date.now();
   const value = randomValue();
@@ -52,11 +71,20 @@ async function acquireOnce(core: Core, resources: string[], ttlMs: number, setti
   });
   const remainingMs = () => validityMs(ttlMs, performance.now() - startMono, settings.driftFactor);
   if (attempt.won && remainingMs() > 0) {
-    const fencingToken = settings.fencing ? await recordFencingToken(core, resources, value, attempt, remainingMs(), settings) : undefined;
+    const fencingToken = settings.fencing
+      ? await recordFencingToken(core, resources, value, attempt, remainingMs(), settings)
+      : undefined;
     const validity = remainingMs();
     if (fencingToken !== null && validity > 0) {
       // Wall-clock start plus monotonic validity: a clock jump during the call cannot lengthen the lock.
-      return { attempt, result: { value, expiration: startWall + (performance.now() - startMono) + validity, fencingToken } };
+      return {
+        attempt,
+        result: {
+          value,
+          expiration: startWall + (performance.now() - startMono) + validity,
+          fencingToken,
+        },
+      };
     }
   }
   await releaseAttempt(core, resources, value, attempt, settings.nodeTimeout);
@@ -67,16 +95,33 @@ async function acquireOnce(core: Core, resources: string[], ttlMs: number, setti
  * Picks a token above every counter the nodes reported and records it on a majority that still
  * holds the lock; returns null when it could not, so the lock is never handed out without one.
  */
-async function recordFencingToken(core: Core, resources: string[], value: string, acquired: Attempt, budgetMs: number, settings: Settings): Promise<number | null> {
+async function recordFencingToken(
+  core: Core,
+  resources: string[],
+  value: string,
+  acquired: Attempt,
+  budgetMs: number,
+  settings: Settings,
+): Promise<number | null> {
   // Refusing nodes report their counters too: every answer bounds the new token from below.
-  const counters = acquired.answers.map((answer) => (Array.isArray(answer?.reply) ? Number(answer.reply[1]) || 0 : 0));
+  const counters = acquired.answers.map((answer) =>
+    Array.isArray(answer?.reply) ? Number(answer.reply[1]) || 0 : 0,
+  );
   const token = Math.max(0, ...counters) + 1;
   const recorded = await runAttempt(core.nodes, {
     script: core.scripts.fence,
     keys: [...resources, ...resources.map(fenceKey)],
     args: [value, token, resources.length],
     timeoutMs: Math.min(settings.nodeTimeout, budgetMs),
-    judge: (reply) => (Number(reply) === 1 ? { vote: "for", reply } : { vote: "against", error: new ResourceLockedError("The lock was lost before its fencing token was recorded.") }),
+    judge: (reply) =>
+      Number(reply) === 1
+        ? { vote: "for", reply }
+        : {
+            vote: "against",
+            error: new ResourceLockedError(
+              "The lock was lost before its fencing token was recorded.",
+            ),
+          },
     decideEarly: true,
     gateRestarts: false,
   });
@@ -88,17 +133,25 @@ async function recordFencingToken(core: Core, resources: string[], value: string
  * acquire, so it can never overtake it. Nodes that answered are awaited (bounded by nodeTimeout), so a
  * retry does not trip over our own keys; a stalled node is cleaned up whenever it answers.
  */
-export async function releaseAttempt(core: Core, resources: string[], value: string, attempt: Attempt, nodeTimeoutMs: number): Promise<void> {
+export async function releaseAttempt(
+  core: Core,
+  resources: string[],
+  value: string,
+  attempt: Attempt,
+  nodeTimeoutMs: number,
+): Promise<void> {
   const awaited: Promise<unknown>[] = [];
   attempt.sent.forEach((sent, index) => {
     const answer = attempt.answers[index];
     // A node that refused because the resource was held set nothing (the script is all-or-nothing).
-    if (!sent || (answer?.vote === "against" && answer.error instanceof ResourceLockedError)) return;
+    if (!sent || (answer?.vote === "against" && answer.error instanceof ResourceLockedError))
+      return;
     const node = core.nodes[index]!;
     const releaseOnNode = () => node.evaluate(core.scripts.release, resources, [value]);
     const release = sent.then(releaseOnNode, releaseOnNode).catch(() => undefined);
     const stalled = answer?.vote === "against" && answer.error instanceof NodeTimeoutError;
-    if (!stalled) awaited.push(Promise.race([release, sleep(nodeTimeoutMs, undefined, { ref: false })]));
+    if (!stalled)
+      awaited.push(Promise.race([release, sleep(nodeTimeoutMs, undefined, { ref: false })]));
   });
   await Promise.all(awaited);
 }

@@ -9,19 +9,29 @@ import type { ExecutionStats, OperationEvent } from "./types";
 /** What the operation files need from the Redlock instance. */
 export interface Core {
   readonly nodes: readonly RedlockNode[];
-  readonly scripts: { readonly acquire: Script; readonly extend: Script; readonly release: Script; readonly fence: Script };
+  readonly scripts: {
+    readonly acquire: Script;
+    readonly extend: Script;
+    readonly release: Script;
+    readonly fence: Script;
+  };
   emitOperation(event: OperationEvent): void;
 }
 
-export const retryFailedMessage = "The operation was unable to achieve a quorum during its retry window.";
+export const retryFailedMessage =
+  "The operation was unable to achieve a quorum during its retry window.";
 
 /** Names the quarantined nodes of the last attempt, so an operator sees why a quorum was missing. */
 export function describeFailure(last: Attempt | undefined): string {
   const quarantined = (last?.answers ?? []).flatMap((answer) =>
-    answer?.vote === "against" && answer.error instanceof NodeQuarantinedError ? [answer.error] : [],
+    answer?.vote === "against" && answer.error instanceof NodeQuarantinedError
+      ? [answer.error]
+      : [],
   );
   if (quarantined.length === 0) return retryFailedMessage;
-  const list = quarantined.map((error) => `${error.address} until ${new Date(error.quarantinedUntil).toISOString()}`);
+  const list = quarantined.map(
+    (error) => `${error.address} until ${new Date(error.quarantinedUntil).toISOString()}`,
+  );
   return `${retryFailedMessage} Quarantined after a restart: ${list.join(", ")}.`;
 }
 
@@ -50,7 +60,9 @@ export async function withRetries<T>(
   const report = (outcome: OperationEvent["outcome"]) => {
     const latencyMs = performance.now() - startMono;
     const count = attempts.length;
-    void last?.stats.then((stats) => core.emitOperation({ ...event, outcome, attempts: count, latencyMs, nodes: stats.nodes }));
+    void last?.stats.then((stats) =>
+      core.emitOperation({ ...event, outcome, attempts: count, latencyMs, nodes: stats.nodes }),
+    );
   };
   for (let index = 0; settings.retryCount === -1 || index <= settings.retryCount; index += 1) {
     signal?.throwIfAborted();

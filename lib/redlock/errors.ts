@@ -39,7 +39,9 @@ export class NodeQuarantinedError extends RedlockError {
     readonly address: string,
     readonly quarantinedUntil: number,
   ) {
-    super(`Node ${address} restarted recently and is quarantined until ${new Date(quarantinedUntil).toISOString()}.`);
+    super(
+      `Node ${address} restarted recently and is quarantined until ${new Date(quarantinedUntil).toISOString()}.`,
+    );
   }
 }
 
@@ -48,7 +50,9 @@ export class NodeUnavailableError extends RedlockError {
   override name = "NodeUnavailableError";
 }
 
-export const isRedlockError = (error: unknown): error is RedlockError => error instanceof RedlockError;
-export const isExecutionError = (error: unknown): error is ExecutionError => error instanceof ExecutionError;
+export const isRedlockError = (error: unknown): error is RedlockError =>
+  error instanceof RedlockError;
+export const isExecutionError = (error: unknown): error is ExecutionError =>
+  error instanceof ExecutionError;
 export const isResourceLockedError = (error: unknown): error is ResourceLockedError =>
   error instanceof ResourceLockedError;

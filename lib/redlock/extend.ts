@@ -4,10 +4,17 @@ import { runAttempt, type NodeAnswer } from "./quorum";
 import { validityMs, type Settings } from "./settings";
 import type { ExecutionStats } from "./types";
 
-const judgeExtend = (resourceCount: number) => (reply: unknown): NodeAnswer =>
-  Number(reply) === resourceCount
-    ? { vote: "for", reply }
-    : { vote: "against", error: new ResourceLockedError(`The operation was applied to: ${Number(reply)} of the ${resourceCount} requested resources.`) };
+const judgeExtend =
+  (resourceCount: number) =>
+  (reply: unknown): NodeAnswer =>
+    Number(reply) === resourceCount
+      ? { vote: "for", reply }
+      : {
+          vote: "against",
+          error: new ResourceLockedError(
+            `The operation was applied to: ${Number(reply)} of the ${resourceCount} requested resources.`,
+          ),
+        };
 
 export interface ExtendTarget {
   readonly resources: string[];
@@ -19,26 +26,41 @@ export interface ExtendTarget {
  * Resets the TTL on every node that still holds the value. Counts only if a majority did so while
  * the new validity is positive; stops retrying once a majority says the lock is gone, or it expired.
  */
-export async function extend(core: Core, target: ExtendTarget, ttlMs: number, settings: Settings, signal?: AbortSignal): Promise<{ expiration: number; attempts: Promise<ExecutionStats>[] }> {
-  if (target.expiration < Date.now()) throw new ExecutionError("Cannot extend an already-expired lock.", []);
+export async function extend(
+  core: Core,
+  target: ExtendTarget,
+  ttlMs: number,
+  settings: Settings,
+  signal?: AbortSignal,
+): Promise<{ expiration: number; attempts: Promise<ExecutionStats>[] }> {
+  if (target.expiration < Date.now())
+    throw new ExecutionError("Cannot extend an already-expired lock.", []);
   const majorityGone = core.nodes.length - Math.floor(core.nodes.length / 2);
-  const { result, attempts } = await withRetries(core, { operation: "extend", resources: target.resources }, settings, signal, async () => {
-    const startWall = Date.now();
-    const attempt = await runAttempt(core.nodes, {
-      script: core.scripts.extend,
-      keys: target.resources,
-      args: [target.value, ttlMs],
-      timeoutMs: Math.min(settings.nodeTimeout, ttlMs),
-      judge: judgeExtend(target.resources.length),
-      decideEarly: true,
-      gateRestarts: false,
-    });
-    const validity = validityMs(ttlMs, attempt.elapsedMs, settings.driftFactor);
-    if (attempt.won && validity > 0) {
-      return { attempt, result: { expiration: startWall + attempt.elapsedMs + validity } };
-    }
-    const goneCount = attempt.answers.filter((answer) => answer?.vote === "against" && answer.error instanceof ResourceLockedError).length;
-    return { attempt, retryable: goneCount < majorityGone && target.expiration > Date.now() };
-  });
+  const { result, attempts } = await withRetries(
+    core,
+    { operation: "extend", resources: target.resources },
+    settings,
+    signal,
+    async () => {
+      const startWall = Date.now();
+      const attempt = await runAttempt(core.nodes, {
+        script: core.scripts.extend,
+        keys: target.resources,
+        args: [target.value, ttlMs],
+        timeoutMs: Math.min(settings.nodeTimeout, ttlMs),
+        judge: judgeExtend(target.resources.length),
+        decideEarly: true,
+        gateRestarts: false,
+      });
+      const validity = validityMs(ttlMs, attempt.elapsedMs, settings.driftFactor);
+      if (attempt.won && validity > 0) {
+        return { attempt, result: { expiration: startWall + attempt.elapsedMs + validity } };
+      }
+      const goneCount = attempt.answers.filter(
+        (answer) => answer?.vote === "against" && answer.error instanceof ResourceLockedError,
+      ).length;
+      return { attempt, retryable: goneCount < majorityGone && target.expiration > Date.now() };
+    },
+  );
   return { expiration: result.expiration, attempts };
 }

@@ -8,7 +8,10 @@ export interface Script {
   readonly sha: string;
 }
 
-export const script = (body: string): Script => ({ body, sha: createHash("sha1").update(body).digest("hex") });
+export const script = (body: string): Script => ({
+  body,
+  sha: createHash("sha1").update(body).digest("hex"),
+});
 
 interface Command {
   readonly target: Script;
@@ -24,7 +27,8 @@ interface PendingCommand extends Command {
 /** Connection states in which ioredis sends (or briefly queues until connected) a command. */
 const SENDABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
 
-const isNoScript = (error: unknown) => error instanceof Error && error.message.startsWith("NOSCRIPT");
+const isNoScript = (error: unknown) =>
+  error instanceof Error && error.message.startsWith("NOSCRIPT");
 
 export function describeClient(client: Client): string {
   const options = (client as { options?: { host?: string; port?: number; path?: string } }).options;
@@ -50,7 +54,9 @@ export class RedlockNode {
   ) {
     this.address = describeClient(client);
     // A Cluster routes each key to its own shard, so only single-node clients batch into a pipeline.
-    this.batches = typeof (client as { pipeline?: unknown }).pipeline === "function" && !(client as { isCluster?: boolean }).isCluster;
+    this.batches =
+      typeof (client as { pipeline?: unknown }).pipeline === "function" &&
+      !(client as { isCluster?: boolean }).isCluster;
     this.restartWatch = new RestartWatch(client, restartQuarantineMs);
   }
 
@@ -61,7 +67,9 @@ export class RedlockNode {
   /** Why a new command must not be sent now, or undefined when it may be. */
   unavailableReason(): Error | undefined {
     if (this.overdueCount > 0) {
-      return new NodeUnavailableError(`Node ${this.address} has ${this.overdueCount} command(s) overdue; not sending more until it answers.`);
+      return new NodeUnavailableError(
+        `Node ${this.address} has ${this.overdueCount} command(s) overdue; not sending more until it answers.`,
+      );
     }
     const status = (this.client as { status?: string }).status;
     if (status !== undefined && !SENDABLE_STATUSES.has(status)) {
@@ -75,7 +83,11 @@ export class RedlockNode {
    * Commands issued in the same event-loop turn go out as one pipeline: one socket write instead of
    * one per command, which is most of the cost under concurrency. Order on the node is preserved.
    */
-  evaluate(target: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  evaluate(
+    target: Script,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> {
     if (!this.batches) return this.evaluateAlone({ target, keys, args });
     return new Promise((resolve, reject) => {
       this.batch.push({ target, keys, args, resolve, reject });
@@ -101,13 +113,15 @@ export class RedlockNode {
       return;
     }
     const pipeline = this.client.pipeline();
-    for (const { target, keys, args } of batch) pipeline.evalsha(target.sha, keys.length, ...keys, ...args);
+    for (const { target, keys, args } of batch)
+      pipeline.evalsha(target.sha, keys.length, ...keys, ...args);
     pipeline.exec().then(
       (results) =>
         batch.forEach((command, index) => {
           const [error, reply] = results?.[index] ?? [new Error("Pipeline returned no result.")];
           if (!error) command.resolve(reply);
-          else if (isNoScript(error)) this.evaluateAlone(command).then(command.resolve, command.reject);
+          else if (isNoScript(error))
+            this.evaluateAlone(command).then(command.resolve, command.reject);
           else command.reject(error);
         }),
       (error: unknown) => batch.forEach((command) => command.reject(error)),

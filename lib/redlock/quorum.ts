@@ -4,7 +4,8 @@ import type { RedlockNode, Script } from "./node";
 import type { Client, ExecutionStats, NodeVote } from "./types";
 
 /** A node's answer: the script's reply when it voted for, the reason when against. */
-export type NodeAnswer = { vote: "for"; reply: unknown } | { vote: "against"; error: Error; reply?: unknown };
+export type NodeAnswer =
+  { vote: "for"; reply: unknown } | { vote: "against"; error: Error; reply?: unknown };
 
 export interface AttemptRequest {
   readonly script: Script;
@@ -39,12 +40,21 @@ export const quorumSize = (membershipSize: number) => Math.floor(membershipSize 
  * Sends one command to every node at once and counts votes. A node that errors, is unavailable or
  * misses the deadline votes against; nothing here ever waits on a node past `timeoutMs`.
  */
-export function runAttempt(nodes: readonly RedlockNode[], request: AttemptRequest): Promise<Attempt> {
+export function runAttempt(
+  nodes: readonly RedlockNode[],
+  request: AttemptRequest,
+): Promise<Attempt> {
   const startMono = performance.now();
   const quorum = quorumSize(nodes.length);
-  const answers: Array<NodeAnswer | undefined> = Array.from({ length: nodes.length }, () => undefined);
+  const answers: Array<NodeAnswer | undefined> = Array.from(
+    { length: nodes.length },
+    () => undefined,
+  );
   const votes: Array<NodeVote | undefined> = Array.from({ length: nodes.length }, () => undefined);
-  const sent: Array<Promise<unknown> | undefined> = Array.from({ length: nodes.length }, () => undefined);
+  const sent: Array<Promise<unknown> | undefined> = Array.from(
+    { length: nodes.length },
+    () => undefined,
+  );
   let votesFor = 0;
   let votesAgainst = 0;
   let answered = 0;
@@ -56,16 +66,23 @@ export function runAttempt(nodes: readonly RedlockNode[], request: AttemptReques
     const decide = (won: boolean) => {
       if (decidedAtMs !== undefined) return;
       decidedAtMs = performance.now() - startMono;
-      resolveDecision({ won, elapsedMs: decidedAtMs, answers, sent, stats: allAnswered.then(buildStats) });
+      resolveDecision({
+        won,
+        elapsedMs: decidedAtMs,
+        answers,
+        sent,
+        stats: allAnswered.then(buildStats),
+      });
     };
     const record = (index: number, answer: NodeAnswer) => {
       if (answers[index]) return;
       answers[index] = answer;
       const node = nodes[index]!;
       const latencyMs = performance.now() - startMono;
-      votes[index] = answer.vote === "for"
-        ? { index, address: node.address, vote: "for", latencyMs }
-        : { index, address: node.address, vote: "against", latencyMs, error: answer.error };
+      votes[index] =
+        answer.vote === "for"
+          ? { index, address: node.address, vote: "for", latencyMs }
+          : { index, address: node.address, vote: "against", latencyMs, error: answer.error };
       if (answer.vote === "for") votesFor += 1;
       else votesAgainst += 1;
       answered += 1;
@@ -78,7 +95,12 @@ export function runAttempt(nodes: readonly RedlockNode[], request: AttemptReques
       }
     };
     const buildStats = (): ExecutionStats => {
-      const stats = { membershipSize: nodes.length, quorumSize: quorum, votesFor: new Set<Client>(), votesAgainst: new Map<Client, Error>() };
+      const stats = {
+        membershipSize: nodes.length,
+        quorumSize: quorum,
+        votesFor: new Set<Client>(),
+        votesAgainst: new Map<Client, Error>(),
+      };
       for (const vote of votes) {
         if (!vote) continue;
         const client = nodes[vote.index]!.client;
@@ -91,7 +113,12 @@ export function runAttempt(nodes: readonly RedlockNode[], request: AttemptReques
       nodes.forEach((node, index) => {
         if (answers[index]) return;
         if (sent[index]) node.markOverdue(sent[index]);
-        record(index, { vote: "against", error: new NodeTimeoutError(`Node ${node.address} did not answer within ${Math.round(request.timeoutMs)} ms.`) });
+        record(index, {
+          vote: "against",
+          error: new NodeTimeoutError(
+            `Node ${node.address} did not answer within ${Math.round(request.timeoutMs)} ms.`,
+          ),
+        });
       });
     }, request.timeoutMs);
 
@@ -106,21 +133,29 @@ function sendToNode(
   sent: Array<Promise<unknown> | undefined>,
   record: (index: number, answer: NodeAnswer) => void,
 ): void {
-  const refusal = node.unavailableReason() ?? (request.gateRestarts ? node.restartWatch.quarantineError(node.address) : undefined);
+  const refusal =
+    node.unavailableReason() ??
+    (request.gateRestarts ? node.restartWatch.quarantineError(node.address) : undefined);
   if (refusal) return record(index, { vote: "against", error: refusal });
   const evaluate = () => node.evaluate(request.script, request.keys, request.args);
   // The restart check of a fresh connection is already in flight ahead of us: wait for its answer.
-  const pending = request.gateRestarts && node.restartWatch.isUnknown
-    ? node.restartWatch.ready().then(() => {
-        const quarantined = node.restartWatch.quarantineError(node.address);
-        if (quarantined) throw quarantined;
-        if (node.restartWatch.isUnknown) throw new NodeUnavailableError(`Restart check of ${node.address} failed.`);
-        return evaluate();
-      })
-    : evaluate();
+  const pending =
+    request.gateRestarts && node.restartWatch.isUnknown
+      ? node.restartWatch.ready().then(() => {
+          const quarantined = node.restartWatch.quarantineError(node.address);
+          if (quarantined) throw quarantined;
+          if (node.restartWatch.isUnknown)
+            throw new NodeUnavailableError(`Restart check of ${node.address} failed.`);
+          return evaluate();
+        })
+      : evaluate();
   sent[index] = pending;
   pending.then(
     (reply) => record(index, request.judge(reply)),
-    (error: unknown) => record(index, { vote: "against", error: error instanceof Error ? error : new Error(String(error)) }),
+    (error: unknown) =>
+      record(index, {
+        vote: "against",
+        error: error instanceof Error ? error : new Error(String(error)),
+      }),
   );
 }

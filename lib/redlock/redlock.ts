@@ -6,7 +6,14 @@ import { Lock } from "./lock";
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from "./lua";
 import { RedlockNode, script } from "./node";
 import { release } from "./release";
-import { assertResources, assertTtl, defaultSettings, resolveSettings, type CallSettings, type Settings } from "./settings";
+import {
+  assertResources,
+  assertTtl,
+  defaultSettings,
+  resolveSettings,
+  type CallSettings,
+  type Settings,
+} from "./settings";
 import type { Client, NodeState, OperationEvent, RedlockAbortSignal, ReleaseResult } from "./types";
 import { using } from "./using";
 
@@ -23,16 +30,26 @@ export default class Redlock extends EventEmitter {
   constructor(clients: Iterable<Client>, settings: Partial<Settings> = {}) {
     super();
     this.clients = new Set(clients);
-    if (this.clients.size === 0) throw new Error("Redlock must be instantiated with at least one redis client.");
+    if (this.clients.size === 0)
+      throw new Error("Redlock must be instantiated with at least one redis client.");
     this.settings = resolveSettings(defaultSettings, settings);
-    const nodes = [...this.clients].map((client, index) => new RedlockNode(client, index, this.settings.restartQuarantine));
+    const nodes = [...this.clients].map(
+      (client, index) => new RedlockNode(client, index, this.settings.restartQuarantine),
+    );
     this.core = {
       nodes,
-      scripts: { acquire: script(ACQUIRE_SCRIPT), extend: script(EXTEND_SCRIPT), release: script(RELEASE_SCRIPT), fence: script(FENCE_SCRIPT) },
+      scripts: {
+        acquire: script(ACQUIRE_SCRIPT),
+        extend: script(EXTEND_SCRIPT),
+        release: script(RELEASE_SCRIPT),
+        fence: script(FENCE_SCRIPT),
+      },
       emitOperation: (event: OperationEvent) => {
         this.emit("operation", event);
         if (this.listenerCount("error") === 0) return;
-        for (const node of event.nodes) if (node?.error && !node.error.name.startsWith("ResourceLocked")) this.emit("error", node.error);
+        for (const node of event.nodes)
+          if (node?.error && !node.error.name.startsWith("ResourceLocked"))
+            this.emit("error", node.error);
       },
     };
   }
@@ -43,7 +60,14 @@ export default class Redlock extends EventEmitter {
     assertTtl(duration);
     const resolved = resolveSettings(this.settings, settings);
     const acquired = await acquire(this.core, resources, duration, resolved, settings.signal);
-    return new Lock(this, [...resources], acquired.value, acquired.attempts, acquired.expiration, acquired.fencingToken);
+    return new Lock(
+      this,
+      [...resources],
+      acquired.value,
+      acquired.attempts,
+      acquired.expiration,
+      acquired.fencingToken,
+    );
   }
 
   /** Deletes the lock on every node that still holds it. Resolves even if the lock had expired. */
@@ -58,11 +82,27 @@ export default class Redlock extends EventEmitter {
     const resolved = resolveSettings(this.settings, settings);
     const extended = await extend(this.core, existing, duration, resolved, settings.signal);
     existing.expiration = 0; // node-redlock does the same: the old handle must not be extended again
-    return new Lock(this, existing.resources, existing.value, extended.attempts, extended.expiration, existing.fencingToken);
+    return new Lock(
+      this,
+      existing.resources,
+      existing.value,
+      extended.attempts,
+      extended.expiration,
+      existing.fencingToken,
+    );
   }
 
-  using<T>(resources: string[], duration: number, settings: CallSettings, routine?: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
-  using<T>(resources: string[], duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
+  using<T>(
+    resources: string[],
+    duration: number,
+    settings: CallSettings,
+    routine?: (signal: RedlockAbortSignal) => Promise<T>,
+  ): Promise<T>;
+  using<T>(
+    resources: string[],
+    duration: number,
+    routine: (signal: RedlockAbortSignal) => Promise<T>,
+  ): Promise<T>;
   async using<T>(
     resources: string[],
     duration: number,
@@ -71,7 +111,10 @@ export default class Redlock extends EventEmitter {
   ): Promise<T> {
     const settings = typeof settingsOrRoutine === "function" ? {} : settingsOrRoutine;
     const routine = typeof settingsOrRoutine === "function" ? settingsOrRoutine : optionalRoutine;
-    if (typeof routine !== "function") throw new TypeError("using() needs a routine: an async function that receives an AbortSignal.");
+    if (typeof routine !== "function")
+      throw new TypeError(
+        "using() needs a routine: an async function that receives an AbortSignal.",
+      );
     assertTtl(duration);
     return using(this, resources, duration, settings, routine);
   }
@@ -81,8 +124,21 @@ export default class Redlock extends EventEmitter {
     return this.core.nodes.map((node) => {
       const watch = node.restartWatch;
       const quarantinedUntil = watch.quarantinedUntil();
-      const status = node.isSuspect ? "suspect" : quarantinedUntil !== undefined ? "quarantined" : watch.isUnknown ? "unknown" : "ok";
-      return { index: node.index, address: node.address, status, quarantinedUntil, uptimeS: watch.uptimeS, runId: watch.runId };
+      const status = node.isSuspect
+        ? "suspect"
+        : quarantinedUntil !== undefined
+          ? "quarantined"
+          : watch.isUnknown
+            ? "unknown"
+            : "ok";
+      return {
+        index: node.index,
+        address: node.address,
+        status,
+        quarantinedUntil,
+        uptimeS: watch.uptimeS,
+        runId: watch.runId,
+      };
     });
   }
 

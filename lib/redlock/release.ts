@@ -11,7 +11,12 @@ import type { ReleaseResult } from "./types";
  * an unreachable node's keys expire anyway, so this never retries, never hangs and never throws
  * because the lock had already expired.
  */
-export async function release(core: Core, resources: string[], value: string, settings: Settings): Promise<ReleaseResult> {
+export async function release(
+  core: Core,
+  resources: string[],
+  value: string,
+  settings: Settings,
+): Promise<ReleaseResult> {
   const startMono = performance.now();
   const attempt = await runAttempt(core.nodes, {
     script: core.scripts.release,
@@ -21,15 +26,35 @@ export async function release(core: Core, resources: string[], value: string, se
     judge: (reply) =>
       Number(reply) === resources.length
         ? { vote: "for", reply }
-        : { vote: "against", reply, error: new ResourceLockedError(`The operation was applied to: ${Number(reply)} of the ${resources.length} requested resources.`) },
+        : {
+            vote: "against",
+            reply,
+            error: new ResourceLockedError(
+              `The operation was applied to: ${Number(reply)} of the ${resources.length} requested resources.`,
+            ),
+          },
     decideEarly: false,
     gateRestarts: false,
   });
   const releasedCount = attempt.answers.filter((answer) => Number(answer?.reply) > 0).length;
-  const failedCount = attempt.answers.filter((answer) => answer?.vote === "against" && !(answer.error instanceof ResourceLockedError)).length;
+  const failedCount = attempt.answers.filter(
+    (answer) => answer?.vote === "against" && !(answer.error instanceof ResourceLockedError),
+  ).length;
   const outcome = releasedCount > 0 ? "success" : "failure";
   void attempt.stats.then((stats) =>
-    core.emitOperation({ operation: "release", resources, outcome, attempts: 1, latencyMs: performance.now() - startMono, nodes: stats.nodes }),
+    core.emitOperation({
+      operation: "release",
+      resources,
+      outcome,
+      attempts: 1,
+      latencyMs: performance.now() - startMono,
+      nodes: stats.nodes,
+    }),
   );
-  return { attempts: [attempt.stats], releasedCount, failedCount, alreadyReleased: releasedCount === 0 && failedCount === 0 };
+  return {
+    attempts: [attempt.stats],
+    releasedCount,
+    failedCount,
+    alreadyReleased: releasedCount === 0 && failedCount === 0,
+  };
 }

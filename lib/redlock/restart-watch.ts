@@ -2,7 +2,8 @@ import { performance } from "node:perf_hooks";
 import { NodeQuarantinedError } from "./errors";
 import type { Client } from "./types";
 
-const parseInfoField = (info: string, field: string) => new RegExp(`^${field}:(.*)$`, "m").exec(info)?.[1]?.trim();
+const parseInfoField = (info: string, field: string) =>
+  new RegExp(`^${field}:(.*)$`, "m").exec(info)?.[1]?.trim();
 
 /**
  * Learns when a node's Redis process started, once per (re)connection, from INFO server, and

@@ -49,21 +49,30 @@ export const defaultSettings: Settings = {
 };
 
 const nonNegative = (name: keyof Settings, value: number) => {
-  if (!Number.isFinite(value) || value < 0) throw new TypeError(`Setting "${name}" must be a non-negative number, got ${value}.`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new TypeError(`Setting "${name}" must be a non-negative number, got ${value}.`);
 };
 
 export function resolveSettings(base: Settings, overrides: Partial<Settings> = {}): Settings {
-  const defined = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  const defined = Object.fromEntries(
+    Object.entries(overrides).filter(([, value]) => value !== undefined),
+  );
   const settings = { ...base, ...defined } as Settings;
   nonNegative("driftFactor", settings.driftFactor);
   nonNegative("retryDelay", settings.retryDelay);
   nonNegative("retryJitter", settings.retryJitter);
   nonNegative("automaticExtensionThreshold", settings.automaticExtensionThreshold);
-  if (!(settings.nodeTimeout > 0)) throw new TypeError(`Setting "nodeTimeout" must be a positive number of ms, got ${settings.nodeTimeout}.`);
+  if (!(settings.nodeTimeout > 0))
+    throw new TypeError(
+      `Setting "nodeTimeout" must be a positive number of ms, got ${settings.nodeTimeout}.`,
+    );
   if (!Number.isInteger(settings.retryCount) || settings.retryCount < -1) {
-    throw new TypeError(`Setting "retryCount" must be an integer >= -1, got ${settings.retryCount}.`);
+    throw new TypeError(
+      `Setting "retryCount" must be an integer >= -1, got ${settings.retryCount}.`,
+    );
   }
-  if (settings.restartQuarantine !== false) nonNegative("restartQuarantine", settings.restartQuarantine);
+  if (settings.restartQuarantine !== false)
+    nonNegative("restartQuarantine", settings.restartQuarantine);
   return settings;
 }
 
@@ -83,20 +92,27 @@ export function assertTtl(ttlMs: number): void {
   if (typeof ttlMs !== "number" || Math.floor(ttlMs) !== ttlMs) {
     throw new TypeError("Duration must be an integer value in milliseconds.");
   }
-  if (ttlMs <= 0) throw new RangeError(`Duration must be a positive number of milliseconds, got ${ttlMs}.`);
+  if (ttlMs <= 0)
+    throw new RangeError(`Duration must be a positive number of milliseconds, got ${ttlMs}.`);
 }
 
 export function assertResources(resources: unknown): asserts resources is string[] {
   if (!Array.isArray(resources) || resources.length === 0) {
-    throw new TypeError("At least one resource is required: pass a non-empty array of resource names.");
+    throw new TypeError(
+      "At least one resource is required: pass a non-empty array of resource names.",
+    );
   }
   if (resources.some((resource) => typeof resource !== "string" || resource.length === 0)) {
     throw new TypeError("Every resource must be a non-empty string.");
   }
-  if (new Set(resources).size !== resources.length) throw new TypeError("Resources must not repeat.");
+  if (new Set(resources).size !== resources.length)
+    throw new TypeError("Resources must not repeat.");
 }
 
 /** Waits `retryDelay ± retryJitter` (uniform), so contenders that collided spread out. */
 export function retryWaitMs(settings: Settings): number {
-  return Math.max(0, settings.retryDelay + Math.floor((Math.random() * 2 - 1) * settings.retryJitter));
+  return Math.max(
+    0,
+    settings.retryDelay + Math.floor((Math.random() * 2 - 1) * settings.retryJitter),
+  );
 }

@@ -16,9 +16,12 @@ export async function using<T>(
   settings: CallSettings,
   routine: (signal: RedlockAbortSignal) => Promise<T>,
 ): Promise<T> {
-  const thresholdMs = settings.automaticExtensionThreshold ?? redlock.settings.automaticExtensionThreshold;
+  const thresholdMs =
+    settings.automaticExtensionThreshold ?? redlock.settings.automaticExtensionThreshold;
   if (durationMs < thresholdMs + 100) {
-    throw new Error("A lock `duration` must be at least 100ms greater than the `automaticExtensionThreshold` setting.");
+    throw new Error(
+      "A lock `duration` must be at least 100ms greater than the `automaticExtensionThreshold` setting.",
+    );
   }
   const controller = new AbortController();
   const signal = controller.signal as RedlockAbortSignal;
@@ -28,19 +31,27 @@ export async function using<T>(
     controller.abort(error);
   };
   let lock: Lock = await redlock.acquire(resources, durationMs, settings);
-  const onExternalAbort = () => abort(settings.signal?.reason instanceof Error ? settings.signal.reason : new Error("Aborted by the caller."));
+  const onExternalAbort = () =>
+    abort(
+      settings.signal?.reason instanceof Error
+        ? settings.signal.reason
+        : new Error("Aborted by the caller."),
+    );
   settings.signal?.addEventListener("abort", onExternalAbort, { once: true });
 
   let timer: NodeJS.Timeout | undefined;
   const scheduleExtension = () => {
-    timer = setTimeout(async () => {
-      try {
-        lock = await lock.extend(durationMs);
-        scheduleExtension();
-      } catch (error) {
-        abort(error instanceof Error ? error : new Error(String(error)));
-      }
-    }, Math.max(0, lock.expiration - Date.now() - thresholdMs));
+    timer = setTimeout(
+      async () => {
+        try {
+          lock = await lock.extend(durationMs);
+          scheduleExtension();
+        } catch (error) {
+          abort(error instanceof Error ? error : new Error(String(error)));
+        }
+      },
+      Math.max(0, lock.expiration - Date.now() - thresholdMs),
+    );
   };
   scheduleExtension();
   try {

@@ -41,7 +41,9 @@ describe("acquire", () => {
     expect(losers).toHaveLength(1);
     const error = (losers[0] as PromiseRejectedResult).reason as ExecutionError;
     expect(error).toBeInstanceOf(ExecutionError);
-    expect(error.message).toBe("The operation was unable to achieve a quorum during its retry window.");
+    expect(error.message).toBe(
+      "The operation was unable to achieve a quorum during its retry window.",
+    );
     const stats = await error.attempts[0]!;
     expect(stats.membershipSize).toBe(5);
     expect(stats.quorumSize).toBe(3);
@@ -49,7 +51,8 @@ describe("acquire", () => {
     expect(stats.votesAgainst.size).toBeGreaterThanOrEqual(3);
     expect(stats.nodes.map((node) => node.vote)).toHaveLength(5);
     // The winner's value stays untouched on every node: the loser cleaned up only its own keys.
-    const winner = (winners[0] as PromiseFulfilledResult<Awaited<ReturnType<Redlock["acquire"]>>>).value;
+    const winner = (winners[0] as PromiseFulfilledResult<Awaited<ReturnType<Redlock["acquire"]>>>)
+      .value;
     expect(await valuesOn(resource)).toEqual(Array(5).fill(winner.value));
     await winner.release();
   });
@@ -58,7 +61,11 @@ describe("acquire", () => {
     const resource = name("retry");
     const first = await redlock.acquire([resource], 5_000);
     setTimeout(() => void first.release(), 120);
-    const second = await redlock.acquire([resource], 5_000, { retryCount: 20, retryDelay: 40, retryJitter: 10 });
+    const second = await redlock.acquire([resource], 5_000, {
+      retryCount: 20,
+      retryDelay: 40,
+      retryJitter: 10,
+    });
     expect(second.attempts.length).toBeGreaterThan(1);
     await second.release();
   });
@@ -66,7 +73,9 @@ describe("acquire", () => {
   it("is all-or-nothing across resources: one held resource refuses the whole set and sets none", async () => {
     const [free, held] = [name("free"), name("held")];
     const holder = await redlock.acquire([held], 5_000);
-    await expect(redlock.acquire([free, held], 5_000, { retryCount: 0 })).rejects.toBeInstanceOf(ExecutionError);
+    await expect(redlock.acquire([free, held], 5_000, { retryCount: 0 })).rejects.toBeInstanceOf(
+      ExecutionError,
+    );
     expect(await valuesOn(free)).toEqual(Array(5).fill(null));
     const both = await redlock.acquire([free, `${held}:other`], 5_000);
     await both.attempts[0];
@@ -85,7 +94,8 @@ describe("acquire", () => {
     ];
     const lock = await redlock.acquire(names, 5_000);
     await lock.attempts[0];
-    for (const resource of names) expect(await valuesOn(resource)).toEqual(Array(5).fill(lock.value));
+    for (const resource of names)
+      expect(await valuesOn(resource)).toEqual(Array(5).fill(lock.value));
     const result = await lock.release();
     expect(result.releasedCount).toBe(5);
     for (const resource of names) expect(await valuesOn(resource)).toEqual(Array(5).fill(null));
@@ -100,12 +110,16 @@ describe("acquire", () => {
     await lock.release();
     await new Promise((resolve) => setTimeout(resolve, 20));
     redlock.off("operation", listener);
-    const acquired = events.find((event) => event.operation === "acquire" && event.resources[0] === resource)!;
+    const acquired = events.find(
+      (event) => event.operation === "acquire" && event.resources[0] === resource,
+    )!;
     expect(acquired).toMatchObject({ outcome: "success", attempts: 1 });
     expect(acquired.latencyMs).toBeGreaterThan(0);
     expect(acquired.nodes.map((node) => node.vote)).toEqual(Array(5).fill("for"));
     for (const node of acquired.nodes) expect(node.address).toMatch(/^127\.0\.0\.1:\d+$/);
-    expect(events.some((event) => event.operation === "release" && event.outcome === "success")).toBe(true);
+    expect(
+      events.some((event) => event.operation === "release" && event.outcome === "success"),
+    ).toBe(true);
   });
 
   it("refuses with a ResourceLockedError vote from a node where the resource is held", async () => {
@@ -126,7 +140,12 @@ describe("argument checks", () => {
     ["a zero TTL", ["r"], 0, "Duration must be a positive number of milliseconds, got 0."],
     ["a negative TTL", ["r"], -5, "Duration must be a positive number of milliseconds, got -5."],
     ["a NaN TTL", ["r"], Number.NaN, "Duration must be an integer value in milliseconds."],
-    ["no resources", [], 1_000, "At least one resource is required: pass a non-empty array of resource names."],
+    [
+      "no resources",
+      [],
+      1_000,
+      "At least one resource is required: pass a non-empty array of resource names.",
+    ],
     ["an empty resource name", [""], 1_000, "Every resource must be a non-empty string."],
     ["a repeated resource", ["a", "a"], 1_000, "Resources must not repeat."],
   ])("rejects %s with a clear message", async (_label, resources, ttl, message) => {
@@ -134,8 +153,14 @@ describe("argument checks", () => {
   });
 
   it("refuses to be built without clients, or with a nonsensical setting", () => {
-    expect(() => new Redlock([])).toThrow("Redlock must be instantiated with at least one redis client.");
-    expect(() => new Redlock(clients, { retryCount: 1.5 })).toThrow('Setting "retryCount" must be an integer >= -1');
-    expect(() => new Redlock(clients, { nodeTimeout: 0 })).toThrow('Setting "nodeTimeout" must be a positive number');
+    expect(() => new Redlock([])).toThrow(
+      "Redlock must be instantiated with at least one redis client.",
+    );
+    expect(() => new Redlock(clients, { retryCount: 1.5 })).toThrow(
+      'Setting "retryCount" must be an integer >= -1',
+    );
+    expect(() => new Redlock(clients, { nodeTimeout: 0 })).toThrow(
+      'Setting "nodeTimeout" must be a positive number',
+    );
   });
 });

@@ -18,8 +18,10 @@ const resumeAll = () => {
   for (const index of paused) masters().resume(index);
   paused = [];
 };
-const keysOn = (resource: string, indexes: number[]) => Promise.all(indexes.map((index) => clients[index]!.exists(resource)));
-const pendingCommands = (client: Redis) => (client as unknown as { commandQueue: { length: number } }).commandQueue.length;
+const keysOn = (resource: string, indexes: number[]) =>
+  Promise.all(indexes.map((index) => clients[index]!.exists(resource)));
+const pendingCommands = (client: Redis) =>
+  (client as unknown as { commandQueue: { length: number } }).commandQueue.length;
 
 beforeAll(() => {
   clients = connect(masters().urls);
@@ -45,7 +47,12 @@ describe("with nodes paused (SIGSTOP)", () => {
   });
 
   it("fails fast with 3 of 5 paused and leaves no key on the live nodes", async () => {
-    const redlock = new Redlock(clients, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 3, retryDelay: 20, retryJitter: 5 });
+    const redlock = new Redlock(clients, {
+      nodeTimeout: NODE_TIMEOUT_MS,
+      retryCount: 3,
+      retryDelay: 20,
+      retryJitter: 5,
+    });
     pause(0, 1, 2);
     const startMono = performance.now();
     const failure = await redlock.acquire(["three-paused"], 2_000).catch((error: unknown) => error);
@@ -98,7 +105,10 @@ describe("with nodes paused (SIGSTOP)", () => {
 
   it("needs a majority to extend: fails with 3 of 5 paused, succeeds with 2 of 5 paused", async () => {
     const redlock = new Redlock(clients, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 0 });
-    const [first, second] = await Promise.all([redlock.acquire(["extend-a"], 2_000), redlock.acquire(["extend-b"], 2_000)]);
+    const [first, second] = await Promise.all([
+      redlock.acquire(["extend-a"], 2_000),
+      redlock.acquire(["extend-b"], 2_000),
+    ]);
     await Promise.all([first.attempts[0], second.attempts[0]]);
     pause(0, 1, 2);
     await expect(first.extend(3_000)).rejects.toBeInstanceOf(ExecutionError);
@@ -114,9 +124,16 @@ describe("with nodes paused (SIGSTOP)", () => {
 
 describe("failed attempts", () => {
   it("release their partial keys before the next retry, so they never block their own retry", async () => {
-    const redlock = new Redlock(clients, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 10, retryDelay: 200, retryJitter: 0 });
+    const redlock = new Redlock(clients, {
+      nodeTimeout: NODE_TIMEOUT_MS,
+      retryCount: 10,
+      retryDelay: 200,
+      retryJitter: 0,
+    });
     // Another holder owns nodes 0-2 (a majority) for 500 ms; nodes 3-4 are free.
-    await Promise.all([0, 1, 2].map((index) => clients[index]!.set("partial", "other-holder", "PX", 500)));
+    await Promise.all(
+      [0, 1, 2].map((index) => clients[index]!.set("partial", "other-holder", "PX", 500)),
+    );
     const startMono = performance.now();
     const pending = redlock.acquire(["partial"], 2_000);
     const samples: Array<Array<string | null>> = [];
@@ -124,7 +141,10 @@ describe("failed attempts", () => {
       await sleep(atMs - (performance.now() - startMono));
       samples.push(await Promise.all([3, 4].map((index) => clients[index]!.get("partial"))));
     }
-    expect(samples).toEqual([[null, null], [null, null]]);
+    expect(samples).toEqual([
+      [null, null],
+      [null, null],
+    ]);
     const lock = await pending;
     // The holder's keys expired at 500 ms; the attempt after that wins, not blocked by our own leftovers.
     expect(performance.now() - startMono).toBeLessThan(500 + 200 + 100);

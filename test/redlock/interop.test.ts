@@ -16,7 +16,13 @@ afterAll(() => disconnect(clients));
 
 describe("as a drop-in for node-redlock", () => {
   it("runs node-redlock's README usage unchanged", async () => {
-    const redlock = new Redlock(clients, { driftFactor: 0.01, retryCount: 10, retryDelay: 200, retryJitter: 200, automaticExtensionThreshold: 500 });
+    const redlock = new Redlock(clients, {
+      driftFactor: 0.01,
+      retryCount: 10,
+      retryDelay: 200,
+      retryJitter: 200,
+      automaticExtensionThreshold: 500,
+    });
     const errors: Error[] = [];
     redlock.on("error", (error: Error) => {
       if (error instanceof ResourceLockedError) return;
@@ -28,7 +34,10 @@ describe("as a drop-in for node-redlock", () => {
     } finally {
       await lock.release();
     }
-    const balances = new Map([["sender", 10], ["recipient", 0]]);
+    const balances = new Map([
+      ["sender", 10],
+      ["recipient", 0],
+    ]);
     await redlock.using(["sender", "recipient"], 5_000, async (signal) => {
       if (signal.aborted) throw signal.error;
       balances.set("sender", balances.get("sender")! - 5);
@@ -39,7 +48,12 @@ describe("as a drop-in for node-redlock", () => {
   });
 
   it("keeps mutual exclusion with node-redlock contending for the same resources, through a node pause", async () => {
-    const ours = new Redlock(clients, { retryCount: -1, retryDelay: 10, retryJitter: 10, nodeTimeout: 100 });
+    const ours = new Redlock(clients, {
+      retryCount: -1,
+      retryDelay: 10,
+      retryJitter: 10,
+      nodeTimeout: 100,
+    });
     const theirs = new NodeRedlock(clients, { retryCount: 1_000, retryDelay: 10, retryJitter: 10 });
     const resource = `interop:${randomUUID()}`;
     const holders = new Set<string>();
@@ -50,7 +64,11 @@ describe("as a drop-in for node-redlock", () => {
       while (Date.now() < deadline) {
         // node-redlock's published types omit Lock's methods under this module resolution.
         const lock: { release(): Promise<unknown> } =
-          library === "ours" ? await ours.acquire([resource], 1_000) : ((await theirs.acquire([resource], 1_000)) as unknown as { release(): Promise<unknown> });
+          library === "ours"
+            ? await ours.acquire([resource], 1_000)
+            : ((await theirs.acquire([resource], 1_000)) as unknown as {
+                release(): Promise<unknown>;
+              });
         if (holders.size > 0) overlaps += 1;
         holders.add(id);
         await sleep(2);
@@ -61,7 +79,9 @@ describe("as a drop-in for node-redlock", () => {
     };
     setTimeout(() => masters().pause(1), 500);
     setTimeout(() => masters().resume(1), 1_200);
-    await Promise.all([0, 1, 2].flatMap((n) => [contend("ours", `ours-${n}`), contend("theirs", `theirs-${n}`)]));
+    await Promise.all(
+      [0, 1, 2].flatMap((n) => [contend("ours", `ours-${n}`), contend("theirs", `theirs-${n}`)]),
+    );
     expect(overlaps).toBe(0);
     expect(wins.ours).toBeGreaterThan(5);
     expect(wins.theirs).toBeGreaterThan(5);

@@ -48,9 +48,14 @@ describe("using", () => {
     setTimeout(() => controller.abort(new Error("caller gave up")), 150);
     const startMs = Date.now();
     let ran = false;
-    const outcome = redlock.using([resource], 1_000, { retryCount: -1, retryDelay: 50, signal: controller.signal }, async () => {
-      ran = true;
-    });
+    const outcome = redlock.using(
+      [resource],
+      1_000,
+      { retryCount: -1, retryDelay: 50, signal: controller.signal },
+      async () => {
+        ran = true;
+      },
+    );
     await expect(outcome).rejects.toThrow();
     expect(Date.now() - startMs).toBeLessThan(400);
     expect(ran).toBe(false);
