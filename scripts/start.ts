@@ -1,0 +1,87 @@
+/**
+ * `npm start` (after `next build`) and `npm run dev` (`--dev`): serves the console.
+ * Without REDLOCK_NODES it starts five local redis-server masters (embedded mode, data under
+ * .data/console-masters, AOF on) and, without CONSOLE_ADMIN_TOKEN, generates one and prints it.
+ * The environment is validated before Next.js starts, so a bad variable stops here with one
+ * message listing every problem. SIGINT/SIGTERM stop Next.js and the embedded masters.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import { ConfigError, parseConfig } from "../lib/server/config";
+import { MastersError, startMasters, type Masters } from "./redis-masters";
+
+const { values } = parseArgs({ options: { dev: { type: "boolean", default: false } } });
+const port = process.env.PORT ?? "3000";
+
+async function embeddedEnv(
+  env: NodeJS.ProcessEnv,
+): Promise<{ env: NodeJS.ProcessEnv; masters?: Masters }> {
+  const next = { ...env };
+  let masters: Masters | undefined;
+  if (!next.REDLOCK_NODES) {
+    masters = await startMasters({ count: 5, dataDir: ".data/console-masters", persistence: true });
+    next.REDLOCK_NODES = masters.urls.join(",");
+    console.log(`Embedded mode: five local Redis masters on ${masters.urls.join(", ")}`);
+  }
+  if (!next.CONSOLE_ADMIN_TOKEN && next.CONSOLE_READ_ONLY !== "true") {
+    next.CONSOLE_ADMIN_TOKEN = randomBytes(24).toString("base64url");
+    console.log(`Generated admin token (CONSOLE_ADMIN_TOKEN): ${next.CONSOLE_ADMIN_TOKEN}`);
+  }
+  return { env: next, masters };
+}
+
+/** Asks the console for /api/health until it answers, which also starts its latency probe. */
+async function warmUp(): Promise<void> {
+  for (let tries = 0; tries < 120; tries += 1) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/api/health`);
+      if (response.ok) {
+        console.log(`Redlock Console: http://localhost:${port}`);
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+function stopOnSignals(child: ChildProcess, masters: Masters | undefined): void {
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    await masters?.stop();
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stop(0));
+  process.on("SIGTERM", () => void stop(0));
+  child.on("exit", (code) => void stop(code ?? 1));
+}
+
+async function main(): Promise<void> {
+  const { env, masters } = await embeddedEnv(process.env);
+  try {
+    parseConfig(env);
+  } catch (error) {
+    await masters?.stop();
+    throw error;
+  }
+  const args = values.dev ? ["dev", "-p", port] : ["start", "-p", port];
+  const child = spawn("node_modules/.bin/next", args, { env, stdio: "inherit" });
+  stopOnSignals(child, masters);
+  void warmUp();
+}
+
+main().catch((error: unknown) => {
+  console.error(
+    error instanceof ConfigError || error instanceof MastersError ? error.message : error,
+  );
+  process.exit(1);
+});
