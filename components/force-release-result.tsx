@@ -6,7 +6,8 @@ import { formatLatencyMs, formatTimestamp, shortValue } from "./format";
 const OUTCOME_TEXT: Record<ForceReleaseNodeResult["outcome"], string> = {
   deleted: "deleted",
   absent: "no key",
-  mismatch: "kept: another value",
+  mismatch: "left alone: another value",
+  kept: "left alone: another node holds a different value",
   unreachable: "did not answer",
 };
 

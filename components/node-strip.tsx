@@ -1,5 +1,6 @@
 import type { NodeInfo } from "@/lib/api/nodes";
 import { formatLatencyMs, formatUptimeS } from "./format";
+import { NodeWarningChips, NodeWarningsDetails } from "./node-warnings";
 import { NodeStatusBadge } from "./state-badge";
 import { ValidityCountdown } from "./validity-countdown";
 import styles from "./node-strip.module.css";
@@ -30,15 +31,7 @@ function NodeCard({ node }: { node: NodeInfo }) {
         )}
       </dl>
       {node.error && <p className={styles.error}>{node.error}</p>}
-      {node.warnings.length > 0 && (
-        <ul className={styles.warnings} aria-label={`${node.id} warnings`}>
-          {node.warnings.map((warning) => (
-            <li key={warning.code} title={warning.message}>
-              ⚠ {warning.message}
-            </li>
-          ))}
-        </ul>
-      )}
+      <NodeWarningChips node={node} />
     </li>
   );
 }
@@ -57,6 +50,7 @@ export function NodeStrip({ nodes, quorumSize }: { nodes: NodeInfo[]; quorumSize
           <NodeCard key={node.id} node={node} />
         ))}
       </ul>
+      <NodeWarningsDetails nodes={nodes} />
     </section>
   );
 }

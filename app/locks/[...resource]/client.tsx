@@ -11,11 +11,14 @@ import type { LockRow } from "@/lib/api/locks";
 import { useAudit } from "../../_queries/audit";
 import { useLock } from "../../_queries/lock";
 import { useNodes } from "../../_queries/nodes";
+import { fencingTokenFromAudit } from "./fencing-token";
 import { ForceReleaseSection } from "./force-release-section";
 import { useMaxSeen } from "./use-max-seen";
 import styles from "./lock-detail.module.css";
 
 function LockSummary({ lock, serverTimeMs }: { lock: LockRow; serverTimeMs: number }) {
+  const audit = useAudit(1_000);
+  const fencingToken = fencingTokenFromAudit(audit.data?.entries ?? [], lock.value);
   const validUntilMs = lock.validityMs === null || lock.validityMs < 0 ? null : serverTimeMs + lock.validityMs;
   return (
     <dl className={styles.summary}>
@@ -35,6 +38,8 @@ function LockSummary({ lock, serverTimeMs }: { lock: LockRow; serverTimeMs: numb
       <dd>
         <HolderValue value={lock.value} />
       </dd>
+      <dt>Fencing token</dt>
+      <dd>{fencingToken ?? <span className="muted">unknown (not acquired with fencing through this console)</span>}</dd>
       <dt>Format</dt>
       <dd>{lock.format === "redisson-hash" ? "Redisson hash" : "string (Redlock)"}</dd>
     </dl>

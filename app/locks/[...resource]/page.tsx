@@ -1,18 +1,18 @@
 import type { Metadata } from "next";
 import { ReadGate } from "../../_shell/read-gate";
 import { LockDetailClient } from "./client";
-import { resourceFromParam } from "./resource-param";
+import { resourceFromSegments } from "./resource-param";
 
 interface LockPageProps {
-  params: Promise<{ resource: string }>;
+  params: Promise<{ resource: string[] }>;
 }
 
 export async function generateMetadata({ params }: LockPageProps): Promise<Metadata> {
-  return { title: resourceFromParam((await params).resource) };
+  return { title: resourceFromSegments((await params).resource) };
 }
 
 export default async function LockPage({ params }: LockPageProps) {
-  const resource = resourceFromParam((await params).resource);
+  const resource = resourceFromSegments((await params).resource);
   return (
     <ReadGate>
       <LockDetailClient resource={resource} />

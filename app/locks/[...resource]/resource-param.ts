@@ -1,12 +1,17 @@
 /**
- * The route segment as the resource name. Links encode it with encodeURIComponent; Next.js hands the
- * segment over still percent-encoded, so it is decoded exactly once here.
+ * The resource name from the catch-all route segments. Links build the path with
+ * encodeURIComponent, so a "/" inside a name arrives as %2F and the name is one segment; a
+ * hand-typed "a/b" arrives as two segments and is joined back.
  */
-export function resourceFromParam(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    // A hand-typed URL with a stray "%": take it literally rather than failing the page.
-    return segment;
-  }
+export function resourceFromSegments(segments: string[]): string {
+  return segments
+    .map((segment) => {
+      try {
+        return decodeURIComponent(segment);
+      } catch {
+        // A stray "%" in a hand-typed URL: take it literally rather than failing the page.
+        return segment;
+      }
+    })
+    .join("/");
 }

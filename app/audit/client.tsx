@@ -1,0 +1,43 @@
+"use client";
+
+import { useState } from "react";
+import { AuditTable } from "@/components/audit-table";
+import { ErrorNotice } from "@/components/error-notice";
+import type { AuditAction } from "@/lib/api/audit";
+import { useAudit } from "../_queries/audit";
+
+const ACTIONS: AuditAction[] = ["acquire", "extend", "release", "force-release", "login", "logout"];
+
+export function AuditClient() {
+  const [action, setAction] = useState<AuditAction | "">("");
+  const { data, error } = useAudit(500);
+  const entries = data?.entries.filter((entry) => !action || entry.action === action) ?? [];
+  return (
+    <div className="stack">
+      <div className="row" style={{ justifyContent: "space-between" }}>
+        <h1>Audit trail</h1>
+        <label className="row">
+          Action
+          <select value={action} onChange={(event) => setAction(event.target.value as AuditAction | "")}>
+            <option value="">All actions</option>
+            {ACTIONS.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <p className="muted">
+        Every state-changing action, stored in a Redis stream on every reachable node and merged here, newest first.
+      </p>
+      {error && <ErrorNotice error={error} title="Audit trail unavailable" />}
+      {data && data.unreachableNodes.length > 0 && (
+        <p className="notice notice-warn">{data.unreachableNodes.join(", ")} did not answer: entries only they hold are missing.</p>
+      )}
+      {!data && !error && <p className="muted">Loading the audit trail…</p>}
+      {data && entries.length === 0 && <p className="notice notice-info">No audit entries{action ? ` for ${action}` : ""} yet.</p>}
+      {entries.length > 0 && <AuditTable entries={entries} />}
+    </div>
+  );
+}

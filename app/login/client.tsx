@@ -1,0 +1,53 @@
+"use client";
+
+import { useRouter, useSearchParams } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { ErrorNotice } from "@/components/error-notice";
+import { useLogin, useSession } from "../_queries/session";
+
+/** Only same-site paths: a crafted ?next= must not send the operator elsewhere after login. */
+function safeNext(next: string | null): string {
+  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
+}
+
+export function LoginClient() {
+  const [token, setToken] = useState("");
+  const login = useLogin();
+  const { data: session } = useSession();
+  const router = useRouter();
+  const next = safeNext(useSearchParams().get("next"));
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    login.mutate({ token }, { onSuccess: () => router.push(next) });
+  };
+  return (
+    <div className="card stack" style={{ maxWidth: "28rem", margin: "2rem auto" }}>
+      <h1>Log in</h1>
+      {session?.authenticated && <p className="notice notice-ok">You are logged in as admin.</p>}
+      <p className="muted">
+        Paste the admin token (CONSOLE_ADMIN_TOKEN; in local mode <code>npm start</code> prints it). It is kept in an
+        HttpOnly cookie, never in this page.
+      </p>
+      <form className="stack" onSubmit={submit}>
+        <label>
+          Admin token
+          <input
+            type="password"
+            autoComplete="current-password"
+            value={token}
+            onChange={(event) => setToken(event.target.value)}
+            required
+            autoFocus
+          />
+        </label>
+        {login.error && <ErrorNotice error={login.error} title="Login failed" />}
+        <div>
+          <button type="submit" className="primary" disabled={login.isPending || token.length === 0}>
+            {login.isPending ? "Logging in…" : "Log in"}
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
