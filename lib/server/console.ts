@@ -16,7 +16,7 @@ import { createLatencyHistory, PROBE_PREFIX, type LatencyHistory } from "./laten
 import { createProbe, type Probe } from "./latency/probe";
 import { logger } from "./logger";
 import { createMetrics, type ConsoleMetrics } from "./metrics";
-import { createNodeRegistry, type NodeRegistry } from "./node-registry";
+import { createNodeRegistry, type ConsoleNode, type NodeRegistry } from "./node-registry";
 import { singleFlight } from "./single-flight";
 import { takeSnapshot, type Snapshot } from "./snapshot/snapshot";
 
@@ -32,6 +32,8 @@ export interface Console {
   readonly audit: AuditTrail;
   /** Budget of a multi-command read of one node (health, audit, force-release), in ms. */
   readonly nodeDeadlineMs: number;
+  /** The node has a lock command overdue now: skip it instead of waiting another timeout. */
+  isHung(node: ConsoleNode): boolean;
   /** The shared lock snapshot (single flight, reused for snapshotMaxAgeMs). */
   snapshot(): Promise<Snapshot>;
   /** The shared node health report (single flight, reused for snapshotMaxAgeMs). */
@@ -68,6 +70,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     );
   });
   const nodeDeadlineMs = config.nodeTimeoutMs + 250;
+  const isHung = (node: ConsoleNode) => redlock.nodeStates()[node.index]?.status === "suspect";
   const probe = createProbe(redlock, config.probeIntervalMs);
   const snapshot = singleFlight(async () => {
     const taken = await takeSnapshot(nodes, config.lockMatch, config.scanMaxKeys, quorumSize);
@@ -89,7 +92,8 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     nodeDeadlineMs,
     guard: createGuard(config),
     loginLimiter: createRateLimiter(),
-    audit: createAuditTrail(nodes, config.auditMaxLen, nodeDeadlineMs),
+    isHung,
+    audit: createAuditTrail(nodes, config.auditMaxLen, nodeDeadlineMs, isHung),
     snapshot,
     nodes: nodeReport,
     close: async () => {

@@ -15,10 +15,11 @@ import type {
 } from "@/lib/api";
 import { clientIp, userAgent } from "../auth/client-info";
 import type { Principal } from "../auth/credentials";
+import type { AuditRecord } from "../audit/audit-trail";
 import type { Console } from "../console";
 import { ApiError, isApiError } from "../errors";
-import { forceRelease } from "./force-release";
-import { acquireLock, extendLock, releaseLock } from "./lock-actions";
+import { forceRelease, type ForceReleaseOutcome } from "./force-release";
+import { acquireLock, assertNotReserved, extendLock, releaseLock } from "./lock-actions";
 
 export interface Actor {
   readonly principal: Principal;
@@ -82,6 +83,7 @@ export function acquireAudited(
   actor: Actor,
   body: AcquireRequest,
 ): Promise<LockGrant> {
+  assertNotReserved(body.resources); // a bad request, refused before anything is audited or probed
   return audited(
     ctx,
     actor,
@@ -93,6 +95,7 @@ export function acquireAudited(
 }
 
 export function extendAudited(ctx: Console, actor: Actor, body: ExtendRequest): Promise<LockGrant> {
+  assertNotReserved(body.resources); // a bad request, refused before anything is audited or probed
   return audited(
     ctx,
     actor,
@@ -107,6 +110,7 @@ export function releaseAudited(
   actor: Actor,
   body: ReleaseRequest,
 ): Promise<Omit<ReleaseResponse, "serverTime">> {
+  assertNotReserved(body.resources); // a bad request, refused before anything is audited or probed
   return audited(
     ctx,
     actor,
@@ -116,15 +120,14 @@ export function releaseAudited(
   );
 }
 
-/** Force-release; a changed value is audited as a failure and answered 409 with the per-node outcome. */
-export async function forceReleaseAudited(
-  ctx: Console,
+function forceReleaseRecord(
   actor: Actor,
   body: ForceReleaseRequest,
-): Promise<ForceReleaseResponse> {
-  const outcome = await forceRelease(ctx.registry.nodes, body, ctx.nodeDeadlineMs);
+  outcome: ForceReleaseOutcome,
+): AuditRecord {
   const mode = body.expectedValue === undefined ? "force (any value)" : "compare-and-delete";
-  const entry = await ctx.audit.append({
+  const deleted = `deleted on ${outcome.deletedCount} node(s)`;
+  return {
     action: "force-release",
     actor: actor.principal.label,
     clientIp: actor.clientIp,
@@ -133,26 +136,39 @@ export async function forceReleaseAudited(
     value: body.expectedValue ?? null,
     reason: body.reason,
     outcome: outcome.valueChanged ? "failure" : "success",
-    detail: outcome.valueChanged
-      ? `value_changed: ${mode}, deleted on ${outcome.deletedCount} node(s)`
-      : `${mode}: deleted on ${outcome.deletedCount} node(s)`,
+    detail: outcome.valueChanged ? `value_changed: ${mode}, ${deleted}` : `${mode}: ${deleted}`,
+  };
+}
+
+/** Force-release; a changed value is audited as a failure and answered 409 with the per-node outcome. */
+export async function forceReleaseAudited(
+  ctx: Console,
+  actor: Actor,
+  body: ForceReleaseRequest,
+): Promise<ForceReleaseResponse> {
+  const outcome = await forceRelease(ctx.registry.nodes, body, {
+    deadlineMs: ctx.nodeDeadlineMs,
+    isHung: ctx.isHung,
   });
+  const entry = await ctx.audit.append(
+    forceReleaseRecord(actor, body, outcome),
+    outcome.silentNodeIds,
+  );
+  const { deletedCount, valueChanged } = outcome;
   ctx.metrics.recordForceRelease(
-    outcome.valueChanged ? "value_changed" : outcome.deletedCount > 0 ? "deleted" : "absent",
+    valueChanged ? "value_changed" : deletedCount > 0 ? "deleted" : "absent",
   );
   const response: ForceReleaseResponse = {
     serverTime: Date.now(),
     resource: outcome.resource,
-    deletedCount: outcome.deletedCount,
+    deletedCount,
     nodes: outcome.nodes,
     auditId: entry.id,
   };
-  if (outcome.valueChanged) {
-    throw new ApiError(
-      "value_changed",
-      "A node holds another value than expected: the lock changed hands since you looked.",
-      response,
-    );
+  if (valueChanged) {
+    const message =
+      "A node holds another value than expected: the lock changed hands since you looked.";
+    throw new ApiError("value_changed", message, response);
   }
   return response;
 }

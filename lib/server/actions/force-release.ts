@@ -20,6 +20,8 @@ export interface ForceReleaseOutcome {
   readonly nodes: ForceReleaseNodeResult[];
   /** True when some node held another value than expected: the answer is 409. */
   readonly valueChanged: boolean;
+  /** Nodes that did not answer: the audit line skips them rather than wait again. */
+  readonly silentNodeIds: ReadonlySet<string>;
 }
 
 export function keyOf(request: Pick<ForceReleaseRequest, "resource" | "resourceBase64">): Buffer {
@@ -86,29 +88,53 @@ function toResult(
   };
 }
 
+export interface ForceReleaseOptions {
+  readonly deadlineMs: number;
+  /** Nodes known hung are reported unreachable without waiting for another timeout. */
+  readonly isHung: (node: ConsoleNode) => boolean;
+}
+
 export async function forceRelease(
   nodes: readonly ConsoleNode[],
   request: ForceReleaseRequest,
-  deadlineMs: number,
+  options: ForceReleaseOptions,
 ): Promise<ForceReleaseOutcome> {
   const key = keyOf(request);
   const resource = describeKey(key).resource;
   const expected = request.expectedValue ?? "";
-  const runAll = (mode: Mode) =>
-    Promise.all(nodes.map((node) => runOnNode(node, key, mode, expected, deadlineMs)));
+  // A node that failed one phase is not asked again: it could only time out a second time.
+  const silent = new Set(nodes.filter(options.isHung).map((node) => node.id));
+  const runAll = async (mode: Mode) => {
+    const answers = await Promise.all(
+      nodes.map((node) =>
+        silent.has(node.id)
+          ? { outcome: "unreachable", holder: null, latencyMs: 0 }
+          : runOnNode(node, key, mode, expected, options.deadlineMs),
+      ),
+    );
+    answers.forEach((answer, index) => {
+      if (answer.outcome === "unreachable") silent.add(nodes[index]!.id);
+    });
+    return nodes.map((node, index) => toResult(node, answers[index]!));
+  };
   if (request.expectedValue !== undefined) {
     const checks = await runAll("check");
-    const results = nodes.map((node, index) => toResult(node, checks[index]!));
-    if (results.some((result) => result.outcome === "mismatch")) {
-      return { resource, deletedCount: 0, nodes: results, valueChanged: true };
+    if (checks.some((result) => result.outcome === "mismatch")) {
+      return {
+        resource,
+        deletedCount: 0,
+        nodes: checks,
+        valueChanged: true,
+        silentNodeIds: silent,
+      };
     }
   }
-  const answers = await runAll(request.expectedValue === undefined ? "any" : "expect");
-  const results = nodes.map((node, index) => toResult(node, answers[index]!));
+  const results = await runAll(request.expectedValue === undefined ? "any" : "expect");
   return {
     resource,
     deletedCount: results.filter((result) => result.outcome === "deleted").length,
     nodes: results,
     valueChanged: results.some((result) => result.outcome === "mismatch"),
+    silentNodeIds: silent,
   };
 }

@@ -17,29 +17,37 @@ export type AuditRecord = Omit<AuditEntry, "id" | "at" | "nodes">;
 
 export interface AuditTrail {
   /** Appends to every reachable node; resolves with the entry (its `nodes` name where it landed). */
-  append(record: AuditRecord): Promise<AuditEntry>;
+  append(record: AuditRecord, skipNodeIds?: ReadonlySet<string>): Promise<AuditEntry>;
   /** Newest first, merged across nodes. */
   read(limit: number): Promise<{ entries: AuditEntry[]; unreachableNodes: string[] }>;
 }
 
+/**
+ * `isHung(node)`: the node has a command overdue right now (as the Redlock library tracks it). Such
+ * a node is skipped rather than waited for, so an action never pays a second node timeout for its
+ * audit line; the entry still lands on every node that answers.
+ */
 export function createAuditTrail(
   nodes: readonly ConsoleNode[],
   maxLen: number,
   deadlineMs: number,
+  isHung: (node: ConsoleNode) => boolean = () => false,
 ): AuditTrail {
   return {
-    async append(record) {
+    async append(record, skipNodeIds = new Set()) {
       const entry: AuditEntry = { ...record, id: randomUUID(), at: Date.now(), nodes: [] };
       const fields = toStreamFields(entry);
       const written = await Promise.all(
         nodes.map((node) =>
-          withDeadline(
-            node.client.xadd(AUDIT_STREAM, "MAXLEN", "~", maxLen, "*", ...fields),
-            deadlineMs,
-          ).then(
-            () => true,
-            () => false,
-          ),
+          isHung(node) || skipNodeIds.has(node.id)
+            ? false
+            : withDeadline(
+                node.client.xadd(AUDIT_STREAM, "MAXLEN", "~", maxLen, "*", ...fields),
+                deadlineMs,
+              ).then(
+                () => true,
+                () => false,
+              ),
         ),
       );
       const stored = {

@@ -12,6 +12,8 @@ const SCAN_COUNT = 1_000;
 const PIPELINE_KEYS = 500;
 const RESERVED = Buffer.from(RESERVED_PREFIX);
 
+const isWrongType = (error: Error) => error.message.startsWith("WRONGTYPE");
+
 export interface NodeScan {
   /** Key (as a latin1 string of its exact bytes) -> what this node holds. */
   readonly keys: Map<string, NodeKeyState>;
@@ -56,9 +58,12 @@ export async function readKeys(
     chunk.forEach((key, index) => {
       const [pttlError, pttl] = replies[index * 2] ?? [];
       const [getError, value] = replies[index * 2 + 1] ?? [];
-      if (pttlError || typeof pttl !== "number" || pttl === -2) return;
+      // A pipeline resolves even when its commands time out: a non-type error means the node failed.
+      if (pttlError) throw pttlError;
+      if (getError && !isWrongType(getError)) throw getError;
+      if (typeof pttl !== "number" || pttl === -2) return;
       if (getError) {
-        if (String(getError.message).startsWith("WRONGTYPE")) hashKeys.push({ key, pttlMs: pttl });
+        hashKeys.push({ key, pttlMs: pttl });
         return;
       }
       if (typeof value === "string")
@@ -85,6 +90,7 @@ async function readHashes(
   const replies = (await pipeline.exec()) ?? [];
   hashKeys.forEach(({ key, pttlMs }, index) => {
     const [error, fields] = replies[index] ?? [];
+    if (error && !isWrongType(error)) throw error;
     if (error || !fields || typeof fields !== "object") return; // lists, sets…: not a lock
     const holder = parseRedissonHash(fields as Record<string, string>);
     if (holder) states.set(key.toString("latin1"), { ...holder, pttlMs, format: "redisson-hash" });

@@ -1,0 +1,92 @@
+/**
+ * Helpers for the console server tests: a console on given masters installed as the route handlers'
+ * default (no process.env edits), and Request builders for calling route handlers directly.
+ */
+import { randomBytes } from "node:crypto";
+import { configFor, type ConsoleConfig } from "@/lib/server/config";
+import { createConsole, type Console } from "@/lib/server/console";
+import { setDefaultConsole } from "@/lib/server/default-console";
+
+export const ORIGIN = "http://console.test";
+export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
+
+export interface TestConsole {
+  readonly ctx: Console;
+  /** A key prefix unique to this console, also its LOCK_MATCH. */
+  readonly prefix: string;
+  close(): Promise<void>;
+}
+
+export function startTestConsole(
+  urls: string[],
+  overrides: Partial<ConsoleConfig> = {},
+): TestConsole {
+  const prefix = `t-${randomBytes(4).toString("hex")}:`;
+  const config = configFor(urls, {
+    adminToken: ADMIN_TOKEN,
+    probeIntervalMs: 0,
+    snapshotMaxAgeMs: 0,
+    lockMatch: [`${prefix}*`],
+    logLevel: "silent",
+    ...overrides,
+  });
+  const ctx = createConsole(config);
+  setDefaultConsole(ctx);
+  return {
+    ctx,
+    prefix,
+    close: async () => {
+      setDefaultConsole(undefined);
+      await ctx.close();
+    },
+  };
+}
+
+export interface CallOptions {
+  readonly method?: string;
+  /** A value to JSON-encode, or a raw string body. */
+  readonly body?: unknown;
+  readonly rawBody?: string;
+  readonly headers?: Record<string, string>;
+  /** Bearer token; null: none. @default ADMIN_TOKEN */
+  readonly token?: string | null;
+  /** Origin header; null: none. @default ORIGIN for non-GET */
+  readonly origin?: string | null;
+  readonly cookie?: string;
+}
+
+export function buildRequest(path: string, options: CallOptions = {}): Request {
+  const method =
+    options.method ??
+    (options.body !== undefined || options.rawBody !== undefined ? "POST" : "GET");
+  const headers: Record<string, string> = { host: "console.test" };
+  const token = options.token === undefined ? ADMIN_TOKEN : options.token;
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  const origin = options.origin === undefined ? (method === "GET" ? null : ORIGIN) : options.origin;
+  if (origin !== null) headers.origin = origin;
+  if (options.cookie) headers.cookie = options.cookie;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["content-type"] = "application/json";
+  }
+  return new Request(`${ORIGIN}${path}`, {
+    method,
+    headers: { ...headers, ...options.headers },
+    body,
+  });
+}
+
+type Handler = (request: Request) => Promise<Response>;
+
+export async function call<T = unknown>(handler: Handler, path: string, options: CallOptions = {}) {
+  const response = await handler(buildRequest(path, options));
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: json as T, text };
+}
