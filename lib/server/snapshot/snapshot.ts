@@ -27,6 +27,8 @@ export interface Snapshot {
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+// eslint-disable-next-line no-control-regex -- control characters are valid in keys and ASCII
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** The display name of a key, plus its base64 when its bytes are not valid UTF-8. */
 export function describeKey(key: Buffer): Pick<LockRow, "resource" | "resourceBase64"> {
@@ -51,7 +53,10 @@ export function foldNodes(
     const perNode = reads.map((read) =>
       read === undefined ? undefined : (read.get(sortKey) ?? null),
     );
-    const named = describeKey(Buffer.from(sortKey, "latin1"));
+    // ASCII keys (nearly all) read the same in latin1 and UTF-8: skip the decoder for them.
+    const named = ASCII.test(sortKey)
+      ? { resource: sortKey }
+      : describeKey(Buffer.from(sortKey, "latin1"));
     const folded = foldResource(named.resource, perNode, nodeIds, quorumSize);
     if (folded) rows.push({ sortKey, row: { ...folded, ...named } });
   }
