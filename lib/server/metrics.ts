@@ -23,7 +23,7 @@ export interface ConsoleMetrics {
 export function createMetrics(nodes: readonly ConsoleNode[], withDefaults = false): ConsoleMetrics {
   const registry = new Registry();
   if (withDefaults)
-    collectDefaultMetrics({ register: registry, prefix: "redlock_console_process_" });
+    collectDefaultMetrics({ register: registry, prefix: "redlock_console_" });
   const registers = [registry];
   const locks = new Gauge({
     name: "redlock_console_locks",

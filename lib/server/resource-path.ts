@@ -1,8 +1,9 @@
 import "server-only";
 /**
  * The resource of `GET /api/locks/{resource}`, taken from the raw request path and percent-decoded
- * to bytes ourselves: any key, including "/" and bytes that are not UTF-8, round-trips when encoded
- * with encodeURIComponent (or %XX per byte).
+ * to bytes ourselves, so "/" and any UTF-8 round-trip with encodeURIComponent. A key whose bytes
+ * are not UTF-8 is named by its base64 with `?encoding=base64` (proxy.ts answers 400 to such raw
+ * bytes, since Next.js's router cannot decode them).
  */
 import { MAX_RESOURCE_BYTES, RESERVED_PREFIX } from "@/lib/api";
 import { ApiError } from "./errors";
@@ -28,11 +29,28 @@ export function percentDecodeBytes(text: string): Buffer {
   return Buffer.from(bytes);
 }
 
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** `?encoding=base64`: the path segment is the key's bytes in base64 (or base64url). */
+function decodeBase64Segment(segment: string): Buffer {
+  if (!BASE64.test(segment)) {
+    throw new ApiError(
+      "invalid_request",
+      "Invalid path: resource: is not base64 (encoding=base64)",
+    );
+  }
+  return Buffer.from(segment.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+}
+
 export function resourceFromPath(request: Request): Buffer {
-  const path = new URL(request.url).pathname;
-  const start = path.indexOf(PREFIX);
-  const encoded = start === -1 ? "" : path.slice(start + PREFIX.length);
-  const key = percentDecodeBytes(encoded);
+  const url = new URL(request.url);
+  const start = url.pathname.indexOf(PREFIX);
+  const segment = percentDecodeBytes(start === -1 ? "" : url.pathname.slice(start + PREFIX.length));
+  const encoding = url.searchParams.get("encoding");
+  if (encoding !== null && encoding !== "base64") {
+    throw new ApiError("invalid_request", "Invalid query: encoding: must be base64 when given");
+  }
+  const key = encoding === "base64" ? decodeBase64Segment(segment.toString("latin1")) : segment;
   if (key.length === 0)
     throw new ApiError("invalid_request", "Invalid path: resource: must not be empty");
   if (key.length > MAX_RESOURCE_BYTES) {

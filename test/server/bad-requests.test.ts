@@ -469,6 +469,23 @@ const cases: Case[] = [
     "reserved_resource",
   ],
   [
+    "read one with bad base64",
+    lockRoute.GET,
+    "/api/locks/%21%21?encoding=base64",
+    {},
+    400,
+    "invalid_request",
+  ],
+  [
+    "read one with an unknown encoding",
+    lockRoute.GET,
+    "/api/locks/abc?encoding=rot13",
+    {},
+    400,
+    "invalid_request",
+  ],
+
+  [
     "latency with a negative window",
     latency.GET,
     "/api/latency?window=-5",

@@ -177,6 +177,19 @@ describe("GET /api/locks/{resource}", () => {
       state: "held",
       resourceBase64: binary.toString("base64"),
     });
+    const byBase64 = await call<LockResponse>(
+      lockRoute.GET,
+      `/api/locks/${encodeURIComponent(binary.toString("base64"))}?encoding=base64`,
+    );
+    expect(byBase64.body.lock).toMatchObject({
+      state: "held",
+      resourceBase64: binary.toString("base64"),
+    });
+    const urlSafe = await call<LockResponse>(
+      lockRoute.GET,
+      `/api/locks/${binary.toString("base64url")}?encoding=base64`,
+    );
+    expect(urlSafe.body.lock?.state).toBe("held");
     const row = (await list()).items.find(
       (item) => item.resourceBase64 === binary.toString("base64"),
     );
