@@ -1,0 +1,55 @@
+/**
+ * How long each scenario runs. BENCH_QUICK=1 is a ~1-minute smoke run; BENCH_PAUSE_S overrides the
+ * paused-node window (30 s by default, as the issue asks). Full runs fit in 10 minutes on 2 cores.
+ * BENCH_ROUNDS overrides the number of rounds.
+ */
+const quick = process.env.BENCH_QUICK === "1";
+const pauseS = Number(process.env.BENCH_PAUSE_S ?? (quick ? 5 : 30));
+/** BENCH_DURATION_MS stretches the sequential and throughput windows, e.g. for a longer CPU profile. */
+const loopMs = (defaultMs: number) => Number(process.env.BENCH_DURATION_MS ?? defaultMs);
+
+const only = process.env.BENCH_ONLY?.split(",");
+
+export const plan = {
+  quick,
+  /** BENCH_ONLY=locks,paused,snapshot runs only those sections (all by default). */
+  sections: {
+    locks: !only || only.includes("locks"),
+    paused: !only || only.includes("paused"),
+    snapshot: !only || only.includes("snapshot"),
+  },
+  /** Rounds of the interleaved scenarios; medians over rounds are reported. */
+  rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3)),
+  /** Lock TTL of every scenario, ms (long enough never to expire mid-operation). */
+  ttlMs: 10_000,
+  sequential: { warmupMs: quick ? 300 : 500, durationMs: loopMs(quick ? 1_000 : 2_500) },
+  throughput: {
+    concurrencies: [16, 64],
+    warmupMs: quick ? 300 : 500,
+    durationMs: loopMs(quick ? 1_000 : 2_000),
+  },
+  contended: {
+    contenders: 16,
+    warmupMs: quick ? 300 : 500,
+    durationMs: quick ? 1_500 : 4_000,
+    /** Short TTL: a contender's stray keys on a minority of nodes block the others until they expire. */
+    ttlMs: 1_000,
+    holdMs: 1,
+    /** Same for all three libraries, so each does the same work per acquire. */
+    retry: { retryCount: 50, retryDelay: 10, retryJitter: 10 },
+  },
+  paused: {
+    workers: 8,
+    healthyMs: quick ? 2_000 : 5_000,
+    pausedMs: pauseS * 1_000,
+    sampleEveryMs: quick ? 500 : 1_000,
+  },
+  snapshot: {
+    lockCounts: quick ? [1_000, 10_000] : [1_000, 10_000, 50_000],
+    otherKeysPerNode: quick ? 20_000 : 100_000,
+    rounds: quick ? 2 : 3,
+    pollers: 50,
+    /** How long 1 poller, then 50, poll the shared snapshot (each every 200 ms). */
+    pollWindowMs: quick ? 2_500 : 5_000,
+  },
+} as const;

@@ -1,0 +1,56 @@
+/** Which median figures make the printed table, and in which direction each is better. */
+import type { Row } from "./report";
+import type { Medians } from "./suite";
+
+interface MetricSpec {
+  readonly metric: string;
+  readonly higherIsBetter: boolean;
+}
+
+const higher = (metric: string): MetricSpec => ({ metric, higherIsBetter: true });
+const lower = (metric: string): MetricSpec => ({ metric, higherIsBetter: false });
+
+/** Scenario name prefix -> the metrics shown for it (the JSON keeps every figure). */
+const SHOWN: ReadonlyArray<[string, MetricSpec[]]> = [
+  [
+    "sequential",
+    [lower("pairP50Ms"), lower("pairP99Ms"), lower("acquireP99Ms"), lower("cpuUsPerOp")],
+  ],
+  ["throughput", [higher("opsPerS"), lower("p99Ms"), lower("cpuUsPerOp")]],
+  [
+    "contended",
+    [
+      higher("acquisitionsPerS"),
+      higher("jainIndex"),
+      higher("minShare"),
+      lower("wastedAttemptsPerAcquisition"),
+      lower("redisCommandsPerAcquisition"),
+    ],
+  ],
+  [
+    "paused node",
+    [
+      lower("healthyP99Ms"),
+      lower("pausedP99Ms"),
+      lower("p99Ratio"),
+      lower("pendingCommandsEnd"),
+      lower("heapGrowthMb"),
+    ],
+  ],
+  ["snapshot 50 pollers", [lower("commandsPerS1"), lower("commandsPerSMany"), lower("loadRatio")]],
+  ["snapshot", [lower("snapshotMs"), lower("commandsSent"), lower("commandsExecuted")]],
+];
+
+export function buildRows(medians: Medians): Row[] {
+  const rows: Row[] = [];
+  for (const [scenario, byLibrary] of Object.entries(medians)) {
+    const specs = SHOWN.find(([prefix]) => scenario.startsWith(prefix))?.[1] ?? [];
+    for (const spec of specs) {
+      const values = Object.fromEntries(
+        Object.entries(byLibrary).map(([library, figures]) => [library, figures?.[spec.metric]]),
+      );
+      rows.push({ scenario, ...spec, values });
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,78 @@
+/**
+ * 16 contenders, each with its own connections (like 16 processes), fight over one resource:
+ * acquire, hold briefly, release, repeat. Every library gets the same retry settings, so "wasted
+ * attempts" (attempts that did not win) compare like for like.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Redis } from "ioredis";
+import { closeClients, openClients } from "../clients";
+import { plan } from "../config";
+import { createAdapter, type LibraryName } from "../peers";
+import { commandsExecuted } from "../redis-info";
+import { jainIndex } from "../stats";
+import { closedLoop } from "../workload";
+
+export interface ContendedResult extends Record<string, number> {
+  acquisitionsPerS: number;
+  jainIndex: number;
+  minShare: number;
+  maxShare: number;
+  wastedAttemptsPerAcquisition: number;
+  /** Acquire calls that used up every retry without winning. */
+  exhaustedCalls: number;
+  redisCommandsPerAcquisition: number;
+}
+
+export async function contended(
+  urls: readonly string[],
+  admins: readonly Redis[],
+  library: LibraryName,
+  roundIndex: number,
+): Promise<ContendedResult> {
+  const { contenders, ttlMs, holdMs, retry } = plan.contended;
+  const clientSets = await Promise.all(Array.from({ length: contenders }, () => openClients(urls)));
+  const adapters = clientSets.map((clients) => createAdapter(library, clients, retry));
+  const resource = `bench:contended:${library}:${roundIndex}`;
+  const wins = new Array<number>(contenders).fill(0);
+  let attempts = 0;
+  let exhaustedCalls = 0;
+  let measuring = false;
+  let commandsAtStart = 0;
+  try {
+    const loop = await closedLoop({
+      workers: contenders,
+      warmupMs: plan.contended.warmupMs,
+      durationMs: plan.contended.durationMs,
+      sampleEveryMs: plan.contended.durationMs * 2,
+      sample: () => {
+        if (measuring) return;
+        measuring = true;
+        void commandsExecuted(admins).then((count) => (commandsAtStart = count));
+      },
+      operation: async (worker) => {
+        const outcome = await adapters[worker]!.acquire(resource, ttlMs);
+        if (measuring) attempts += outcome.attempts;
+        if (!outcome.handle) {
+          if (measuring) exhaustedCalls += 1;
+          return;
+        }
+        if (measuring) wins[worker]! += 1;
+        await sleep(holdMs);
+        await adapters[worker]!.release(outcome.handle);
+      },
+    });
+    const commands = (await commandsExecuted(admins)) - commandsAtStart;
+    const acquisitions = wins.reduce((total, count) => total + count, 0);
+    return {
+      acquisitionsPerS: (acquisitions * 1000) / loop.measuredMs,
+      jainIndex: jainIndex(wins),
+      minShare: Math.min(...wins) / Math.max(1, acquisitions),
+      maxShare: Math.max(...wins) / Math.max(1, acquisitions),
+      wastedAttemptsPerAcquisition: (attempts - acquisitions) / Math.max(1, acquisitions),
+      exhaustedCalls,
+      redisCommandsPerAcquisition: commands / Math.max(1, acquisitions),
+    };
+  } finally {
+    clientSets.forEach(closeClients);
+  }
+}
