@@ -31,12 +31,15 @@ function refusedOutcomes(error: ForceReleaseDialogProps["error"]): ForceReleaseR
 export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
   const { lock, pending, error, result } = props;
   const dialogRef = useRef<HTMLDialogElement>(null);
+  const reasonRef = useRef<HTMLTextAreaElement>(null);
   const [reason, setReason] = useState("");
   // Without a majority value there is nothing to compare with: only "any value" is possible.
   const [force, setForce] = useState(lock.value === null);
 
   useEffect(() => {
     dialogRef.current?.showModal();
+    // showModal focuses the first control (a Copy button); the reason is what the operator types.
+    reasonRef.current?.focus();
   }, []);
 
   const submit = (event: FormEvent) => {
@@ -79,8 +82,8 @@ export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
           <label>
             Reason (recorded in the audit trail)
             <textarea
+              ref={reasonRef}
               required
-              autoFocus
               rows={3}
               minLength={MIN_REASON_LENGTH}
               maxLength={MAX_REASON_LENGTH}

@@ -6,10 +6,13 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { startMasters } from "../scripts/redis-masters";
 import { E2E_PORT, STACK_FILE, type Stack } from "./stack-file";
 
+// Run Next's CLI with this Node directly (not through npx), so signals reach the server itself.
+const NEXT_CLI = createRequire(import.meta.url).resolve("next/dist/bin/next");
 const BUILD_INPUTS = ["app", "components", "lib", "next.config.js", "package.json", "tsconfig.json"];
 
 function newestMtimeMs(entry: string): number {
@@ -47,14 +50,17 @@ const env = {
 
 if (buildIsStale()) {
   console.log("[e2e] sources changed since the last build: running next build");
-  const build = spawnSync("npx", ["next", "build"], { stdio: "inherit", env });
+  const build = spawnSync(process.execPath, [NEXT_CLI, "build"], { stdio: "inherit", env });
   if (build.status !== 0) {
     await masters.stop();
     process.exit(build.status ?? 1);
   }
 }
 
-const server = spawn("npx", ["next", "start", "-p", String(E2E_PORT), "-H", "127.0.0.1"], { stdio: "inherit", env });
+const server = spawn(process.execPath, [NEXT_CLI, "start", "-p", String(E2E_PORT), "-H", "127.0.0.1"], {
+  stdio: "inherit",
+  env,
+});
 
 let stopping = false;
 async function shutdown(exitCode: number): Promise<void> {

@@ -3,12 +3,14 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { ErrorNotice } from "@/components/error-notice";
+import { useHydrated } from "@/components/use-hydrated";
 import { useSession } from "../_queries/session";
 
 /** Renders its children once reads are allowed: open reads, or after login when reads are closed. */
 export function ReadGate({ children }: { children: ReactNode }) {
   const { data: session, error, isPending } = useSession();
-  if (isPending) return <p className="muted">Loading…</p>;
+  const hydrated = useHydrated();
+  if (!hydrated || isPending) return <p className="muted">Loading…</p>;
   if (error) return <ErrorNotice error={error} title="Cannot reach the console" />;
   if (!session.publicRead && !session.authenticated) {
     return (

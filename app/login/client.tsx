@@ -3,7 +3,10 @@
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { ErrorNotice } from "@/components/error-notice";
+import { isApiError } from "../_queries/api-fetch";
 import { useLogin, useSession } from "../_queries/session";
+
+const WRONG_TOKEN = { message: "That is not the admin token. Check CONSOLE_ADMIN_TOKEN (npm start prints it in local mode)." };
 
 /** Only same-site paths: a crafted ?next= must not send the operator elsewhere after login. */
 function safeNext(next: string | null): string {
@@ -41,7 +44,12 @@ export function LoginClient() {
             autoFocus
           />
         </label>
-        {login.error && <ErrorNotice error={login.error} title="Login failed" />}
+        {login.error && (
+          <ErrorNotice
+            error={isApiError(login.error) && login.error.code === "unauthorized" ? WRONG_TOKEN : login.error}
+            title="Login failed"
+          />
+        )}
         <div>
           <button type="submit" className="primary" disabled={login.isPending || token.length === 0}>
             {login.isPending ? "Logging in…" : "Log in"}

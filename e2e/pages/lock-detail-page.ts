@@ -1,0 +1,32 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+
+export class LockDetailPage {
+  readonly dialog: Locator;
+
+  constructor(private readonly page: Page) {
+    this.dialog = page.getByRole("dialog", { name: /Force-release/ });
+  }
+
+  async goto(resource: string): Promise<void> {
+    await this.page.goto(`/locks/${encodeURIComponent(resource)}`);
+    await expect(this.page.getByRole("heading", { level: 1, name: resource })).toBeVisible();
+  }
+
+  get forceReleaseButton(): Locator {
+    return this.page.getByRole("button", { name: "Force-release…" });
+  }
+
+  get perNodeTable(): Locator {
+    return this.page.getByRole("table", { name: "Per-node holders" });
+  }
+
+  async openForceRelease(): Promise<void> {
+    await this.forceReleaseButton.click();
+    await expect(this.dialog).toBeVisible();
+  }
+
+  async confirmForceRelease(reason: string): Promise<void> {
+    await this.dialog.getByLabel(/Reason/).fill(reason);
+    await this.dialog.getByRole("button", { name: "Force-release" }).click();
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The test fixture every spec uses: the stack (masters + console), direct Redis access, the API
+ * as a script, a fresh resource name per test, and a check that the page logged no console error.
+ */
+import { test as base, expect, type Page } from "@playwright/test";
+import { readStack, type Stack } from "../stack-file";
+import { ConsoleApi } from "./api";
+import { Masters } from "./redis";
+
+interface ConsoleErrors {
+  /** Declares an error this test provokes on purpose (e.g. the 409 of a refused acquire). */
+  allow(pattern: RegExp): void;
+}
+
+interface Fixtures {
+  stack: Stack;
+  masters: Masters;
+  api: ConsoleApi;
+  /** A resource name no other test uses. */
+  resource: string;
+  consoleErrors: ConsoleErrors;
+}
+
+function watchConsole(page: Page, errors: string[]): void {
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(`console.error: ${message.text()} (${message.location().url})`);
+  });
+  page.on("pageerror", (error) => errors.push(`uncaught: ${error.message}`));
+}
+
+export const test = base.extend<Fixtures>({
+  // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies destructured
+  stack: async ({}, use) => use(readStack()),
+  masters: async ({ stack }, use) => {
+    const masters = new Masters(stack);
+    await use(masters);
+    await masters.close();
+  },
+  api: async ({ request, stack }, use) => use(new ConsoleApi(request, stack)),
+  // eslint-disable-next-line no-empty-pattern -- see above
+  resource: async ({}, use, testInfo) => {
+    const slug = testInfo.title.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 40);
+    await use(`e2e:${slug}:${Date.now().toString(36)}`);
+  },
+  consoleErrors: [
+    async ({ page }, use) => {
+      const errors: string[] = [];
+      const allowed: RegExp[] = [];
+      watchConsole(page, errors);
+      await use({ allow: (pattern) => allowed.push(pattern) });
+      const unexpected = errors.filter((error) => !allowed.some((pattern) => pattern.test(error)));
+      expect(unexpected, "the page logged console errors").toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+export { expect };

@@ -1,0 +1,38 @@
+/** Direct access to the five masters: write keys the console did not write, and check what it left. */
+import { Redis } from "ioredis";
+import type { Stack } from "../stack-file";
+
+export class Masters {
+  readonly clients: Redis[];
+
+  constructor(private readonly stack: Stack) {
+    this.clients = stack.urls.map((url) => new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1 }));
+  }
+
+  /** SET key value PX ttlMs on the nodes at `indexes` only. */
+  async setOn(indexes: number[], key: string, value: string, ttlMs: number): Promise<void> {
+    await Promise.all(indexes.map((index) => this.clients[index]!.set(key, value, "PX", ttlMs)));
+  }
+
+  /** The value of `key` on every node, in node order (null where absent). */
+  async valuesOf(key: string): Promise<(string | null)[]> {
+    return Promise.all(this.clients.map((client) => client.get(key)));
+  }
+
+  async deleteEverywhere(...keys: string[]): Promise<void> {
+    await Promise.all(this.clients.map((client) => client.del(...keys)));
+  }
+
+  /** SIGSTOP the node's redis-server: it keeps its sockets but answers nothing. */
+  pause(index: number): void {
+    process.kill(this.stack.pids[index]!, "SIGSTOP");
+  }
+
+  resume(index: number): void {
+    process.kill(this.stack.pids[index]!, "SIGCONT");
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.clients.map((client) => client.quit().catch(() => client.disconnect())));
+  }
+}
