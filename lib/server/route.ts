@@ -5,7 +5,7 @@ import "server-only";
  */
 import type { Console } from "./console";
 import { getConsole } from "./default-console";
-import { toResponse } from "./errors";
+import { ApiError, toResponse } from "./errors";
 
 export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 
@@ -18,3 +18,14 @@ export function route(handler: (request: Request, console: Console) => Promise<R
     }
   };
 }
+
+/**
+ * For the methods a route does not serve: Next.js would answer 405 with an empty body; this keeps
+ * the API's error shape. Re-exported by each route file under the method names it lacks.
+ */
+export const methodNotAllowed = route(async (request) => {
+  throw new ApiError(
+    "method_not_allowed",
+    `${request.method} is not supported here; see docs/http-api.md.`,
+  );
+});

@@ -6,6 +6,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as audit from "@/app/api/audit/route";
+import * as health from "@/app/api/health/route";
 import * as latency from "@/app/api/latency/route";
 import * as lockRoute from "@/app/api/locks/[...resource]/route";
 import * as extend from "@/app/api/locks/extend/route";
@@ -551,6 +552,15 @@ const cases: Case[] = [
     401,
     "unauthorized",
   ],
+  [
+    "DELETE on the lock list",
+    locks.DELETE,
+    "/api/locks",
+    { method: "DELETE" },
+    405,
+    "method_not_allowed",
+  ],
+  ["PUT on health", health.PUT, "/api/health", { method: "PUT" }, 405, "method_not_allowed"],
   [
     "logout from another origin",
     session.DELETE,

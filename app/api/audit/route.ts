@@ -11,3 +11,10 @@ export const GET = route(async (request, ctx) => {
   const { limit } = readQuery(request, auditQuerySchema);
   return jsonResponse({ serverTime: Date.now(), ...(await ctx.audit.read(limit)) });
 });
+
+export {
+  methodNotAllowed as POST,
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

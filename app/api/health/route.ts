@@ -10,3 +10,10 @@ export const GET = route(async (_request, ctx) => {
   const nodes = await ctx.nodes();
   return jsonResponse(healthOf(nodes, ctx.config.readOnly));
 });
+
+export {
+  methodNotAllowed as POST,
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

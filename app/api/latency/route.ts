@@ -11,3 +11,10 @@ export const GET = route(async (request, ctx) => {
   const { window } = readQuery(request, latencyQuerySchema);
   return jsonResponse(ctx.latency.read(window, ctx.config.probeIntervalMs));
 });
+
+export {
+  methodNotAllowed as POST,
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

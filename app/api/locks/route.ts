@@ -22,3 +22,9 @@ export const POST = route(async (request, ctx) => {
   const lock = await acquireAudited(ctx, actorOf(request, principal), body);
   return jsonResponse({ serverTime: Date.now(), lock }, 201);
 });
+
+export {
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

@@ -12,3 +12,10 @@ export const GET = route(async (request, ctx) => {
     headers: { "content-type": ctx.metrics.registry.contentType, "cache-control": "no-store" },
   });
 });
+
+export {
+  methodNotAllowed as POST,
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

@@ -8,3 +8,10 @@ export const GET = route(async (request, ctx) => {
   ctx.guard.requireRead(request);
   return jsonResponse(await ctx.nodes());
 });
+
+export {
+  methodNotAllowed as POST,
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

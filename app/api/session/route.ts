@@ -29,3 +29,5 @@ export const DELETE = route(async (request, ctx) => {
   if (principal?.kind === "session") await auditSession(ctx, request, "logout", principal);
   return jsonResponse(sessionBody(ctx, null), 200, { "set-cookie": setCookie });
 });
+
+export { methodNotAllowed as PUT, methodNotAllowed as PATCH } from "@/lib/server/route";

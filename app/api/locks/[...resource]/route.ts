@@ -12,3 +12,10 @@ export const GET = route(async (request, ctx) => {
   const key = resourceFromPath(request);
   return jsonResponse(await readOneLock(ctx.registry.nodes, key, ctx.registry.quorumSize));
 });
+
+export {
+  methodNotAllowed as POST,
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

@@ -17,3 +17,9 @@ export const POST = route(async (request, ctx) => {
   const lock = await extendAudited(ctx, actorOf(request, principal), body);
   return jsonResponse({ serverTime: Date.now(), lock });
 });
+
+export {
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

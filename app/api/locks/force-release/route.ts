@@ -16,3 +16,9 @@ export const POST = route(async (request, ctx) => {
   const body = await readJsonBody(request, forceReleaseRequestSchema);
   return jsonResponse(await forceReleaseAudited(ctx, actorOf(request, principal), body));
 });
+
+export {
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

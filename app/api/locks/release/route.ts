@@ -17,3 +17,9 @@ export const POST = route(async (request, ctx) => {
   const result = await releaseAudited(ctx, actorOf(request, principal), body);
   return jsonResponse({ serverTime: Date.now(), ...result });
 });
+
+export {
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";
