@@ -46,29 +46,36 @@ export interface ConsoleOptions {
   readonly processMetrics?: boolean;
 }
 
-export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {}): Console {
-  logger.level = config.logLevel;
-  const registry = createNodeRegistry(config);
-  const { nodes, quorumSize } = registry;
+/** The console's own Redlock: one attempt per action, and every operation feeds the charts and metrics. */
+function createConsoleRedlock(
+  registry: NodeRegistry,
+  config: ConsoleConfig,
+  latency: LatencyHistory,
+  metrics: ConsoleMetrics,
+): Redlock {
   const redlock = new Redlock(
-    nodes.map((node) => node.client),
+    registry.nodes.map((node) => node.client),
     {
       retryCount: 0,
       nodeTimeout: config.nodeTimeoutMs,
       restartQuarantine: config.restartQuarantineMs > 0 ? config.restartQuarantineMs : false,
     },
   );
-  const metrics = createMetrics(nodes, options.processMetrics ?? false);
-  const latency = createLatencyHistory(nodes);
   redlock.on("operation", (event: OperationEvent) => {
     latency.record(event);
-    metrics.recordOperation(
-      event,
-      event.resources.some((resource) => resource.startsWith(PROBE_PREFIX))
-        ? "probe"
-        : event.operation,
-    );
+    const isProbe = event.resources.some((resource) => resource.startsWith(PROBE_PREFIX));
+    metrics.recordOperation(event, isProbe ? "probe" : event.operation);
   });
+  return redlock;
+}
+
+export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {}): Console {
+  logger.level = config.logLevel;
+  const registry = createNodeRegistry(config);
+  const { nodes, quorumSize } = registry;
+  const metrics = createMetrics(nodes, options.processMetrics ?? false);
+  const latency = createLatencyHistory(nodes);
+  const redlock = createConsoleRedlock(registry, config, latency, metrics);
   const nodeDeadlineMs = config.nodeTimeoutMs + 250;
   const isHung = (node: ConsoleNode) => redlock.nodeStates()[node.index]?.status === "suspect";
   const probe = createProbe(redlock, config.probeIntervalMs);
@@ -82,23 +89,26 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     metrics.recordNodes(report);
     return report;
   }, config.snapshotMaxAgeMs);
+  const close = async () => {
+    probe.stop();
+    await registry.close();
+  };
   return {
-    config,
-    registry,
-    redlock,
-    metrics,
-    latency,
-    probe,
-    nodeDeadlineMs,
+    ...{
+      config,
+      registry,
+      redlock,
+      metrics,
+      latency,
+      probe,
+      nodeDeadlineMs,
+      isHung,
+      snapshot,
+      close,
+    },
     guard: createGuard(config),
     loginLimiter: createRateLimiter(),
-    isHung,
     audit: createAuditTrail(nodes, config.auditMaxLen, nodeDeadlineMs, isHung),
-    snapshot,
     nodes: nodeReport,
-    close: async () => {
-      probe.stop();
-      await registry.close();
-    },
   };
 }

@@ -20,80 +20,85 @@ export interface ConsoleMetrics {
   recordForceRelease(outcome: string): void;
 }
 
+function defineMetrics(registry: Registry) {
+  const registers = [registry];
+  return {
+    locks: new Gauge({
+      name: "redlock_console_locks",
+      help: "Locks in the latest snapshot, by state.",
+      labelNames: ["state"],
+      registers,
+    }),
+    scanSeconds: new Histogram({
+      name: "redlock_console_snapshot_seconds",
+      help: "Time to build one lock snapshot.",
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    }),
+    nodesUp: new Gauge({
+      name: "redlock_console_nodes_up",
+      help: "Nodes answering (up or quarantined).",
+      registers,
+    }),
+    nodeUp: new Gauge({
+      name: "redlock_console_node_up",
+      help: "1 when the node answers, else 0.",
+      labelNames: ["node", "address"],
+      registers,
+    }),
+    nodeLatency: new Histogram({
+      name: "redlock_console_node_latency_seconds",
+      help: "Per-node answer time of probe and manual lock operations.",
+      labelNames: ["node", "source"],
+      buckets: LATENCY_BUCKETS_S,
+      registers,
+    }),
+    quorumLatency: new Histogram({
+      name: "redlock_console_quorum_latency_seconds",
+      help: "Time of whole lock operations (probe and manual).",
+      labelNames: ["source", "outcome"],
+      buckets: LATENCY_BUCKETS_S,
+      registers,
+    }),
+    actions: new Counter({
+      name: "redlock_console_actions_total",
+      help: "Manual actions by kind and outcome.",
+      labelNames: ["action", "outcome"],
+      registers,
+    }),
+    forceReleases: new Counter({
+      name: "redlock_console_force_releases_total",
+      help: "Force-releases by outcome.",
+      labelNames: ["outcome"],
+      registers,
+    }),
+  };
+}
+
 export function createMetrics(nodes: readonly ConsoleNode[], withDefaults = false): ConsoleMetrics {
   const registry = new Registry();
-  if (withDefaults)
-    collectDefaultMetrics({ register: registry, prefix: "redlock_console_" });
-  const registers = [registry];
-  const locks = new Gauge({
-    name: "redlock_console_locks",
-    help: "Locks in the latest snapshot, by state.",
-    labelNames: ["state"],
-    registers,
-  });
-  const scanSeconds = new Histogram({
-    name: "redlock_console_snapshot_seconds",
-    help: "Time to build one lock snapshot.",
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers,
-  });
-  const nodesUp = new Gauge({
-    name: "redlock_console_nodes_up",
-    help: "Nodes answering (up or quarantined).",
-    registers,
-  });
-  const nodeUp = new Gauge({
-    name: "redlock_console_node_up",
-    help: "1 when the node answers, else 0.",
-    labelNames: ["node", "address"],
-    registers,
-  });
-  const nodeLatency = new Histogram({
-    name: "redlock_console_node_latency_seconds",
-    help: "Per-node answer time of probe and manual lock operations.",
-    labelNames: ["node", "source"],
-    buckets: LATENCY_BUCKETS_S,
-    registers,
-  });
-  const quorumLatency = new Histogram({
-    name: "redlock_console_quorum_latency_seconds",
-    help: "Time of whole lock operations (probe and manual).",
-    labelNames: ["source", "outcome"],
-    buckets: LATENCY_BUCKETS_S,
-    registers,
-  });
-  const actions = new Counter({
-    name: "redlock_console_actions_total",
-    help: "Manual actions by kind and outcome.",
-    labelNames: ["action", "outcome"],
-    registers,
-  });
-  const forceReleases = new Counter({
-    name: "redlock_console_force_releases_total",
-    help: "Force-releases by outcome.",
-    labelNames: ["outcome"],
-    registers,
-  });
+  if (withDefaults) collectDefaultMetrics({ register: registry, prefix: "redlock_console_" });
+  const metric = defineMetrics(registry);
   return {
     registry,
     recordSnapshot(counts, scanMs) {
-      for (const [state, count] of Object.entries(counts)) locks.set({ state }, count);
-      scanSeconds.observe(scanMs / 1000);
+      for (const [state, count] of Object.entries(counts)) metric.locks.set({ state }, count);
+      metric.scanSeconds.observe(scanMs / 1000);
     },
     recordNodes(report) {
-      const up = report.nodes.filter((node) => node.status !== "down");
-      nodesUp.set(up.length);
-      for (const node of report.nodes)
-        nodeUp.set({ node: node.id, address: node.address }, node.status === "down" ? 0 : 1);
-    },
-    recordOperation(event, source) {
-      quorumLatency.observe({ source, outcome: event.outcome }, event.latencyMs / 1000);
-      for (const vote of event.nodes) {
-        const node = nodes[vote.index];
-        if (node) nodeLatency.observe({ node: node.id, source }, vote.latencyMs / 1000);
+      metric.nodesUp.set(report.nodes.filter((node) => node.status !== "down").length);
+      for (const node of report.nodes) {
+        metric.nodeUp.set({ node: node.id, address: node.address }, node.status === "down" ? 0 : 1);
       }
     },
-    recordAction: (action, outcome) => actions.inc({ action, outcome }),
-    recordForceRelease: (outcome) => forceReleases.inc({ outcome }),
+    recordOperation(event, source) {
+      metric.quorumLatency.observe({ source, outcome: event.outcome }, event.latencyMs / 1000);
+      for (const vote of event.nodes) {
+        const node = nodes[vote.index];
+        if (node) metric.nodeLatency.observe({ node: node.id, source }, vote.latencyMs / 1000);
+      }
+    },
+    recordAction: (action, outcome) => metric.actions.inc({ action, outcome }),
+    recordForceRelease: (outcome) => metric.forceReleases.inc({ outcome }),
   };
 }

@@ -7,18 +7,14 @@ import type {
   AcquireRequest,
   AuditAction,
   ExtendRequest,
-  ForceReleaseRequest,
-  ForceReleaseResponse,
   LockGrant,
   ReleaseRequest,
   ReleaseResponse,
 } from "@/lib/api";
 import { clientIp, userAgent } from "../auth/client-info";
 import type { Principal } from "../auth/credentials";
-import type { AuditRecord } from "../audit/audit-trail";
 import type { Console } from "../console";
-import { ApiError, isApiError } from "../errors";
-import { forceRelease, type ForceReleaseOutcome } from "./force-release";
+import { isApiError } from "../errors";
 import { acquireLock, assertNotReserved, extendLock, releaseLock } from "./lock-actions";
 
 export interface Actor {
@@ -118,57 +114,4 @@ export function releaseAudited(
     () => releaseLock(deps(ctx), body),
     (result) => `released on ${result.releasedCount} node(s)`,
   );
-}
-
-function forceReleaseRecord(
-  actor: Actor,
-  body: ForceReleaseRequest,
-  outcome: ForceReleaseOutcome,
-): AuditRecord {
-  const mode = body.expectedValue === undefined ? "force (any value)" : "compare-and-delete";
-  const deleted = `deleted on ${outcome.deletedCount} node(s)`;
-  return {
-    action: "force-release",
-    actor: actor.principal.label,
-    clientIp: actor.clientIp,
-    userAgent: actor.userAgent,
-    resources: [outcome.resource],
-    value: body.expectedValue ?? null,
-    reason: body.reason,
-    outcome: outcome.valueChanged ? "failure" : "success",
-    detail: outcome.valueChanged ? `value_changed: ${mode}, ${deleted}` : `${mode}: ${deleted}`,
-  };
-}
-
-/** Force-release; a changed value is audited as a failure and answered 409 with the per-node outcome. */
-export async function forceReleaseAudited(
-  ctx: Console,
-  actor: Actor,
-  body: ForceReleaseRequest,
-): Promise<ForceReleaseResponse> {
-  const outcome = await forceRelease(ctx.registry.nodes, body, {
-    deadlineMs: ctx.nodeDeadlineMs,
-    isHung: ctx.isHung,
-  });
-  const entry = await ctx.audit.append(
-    forceReleaseRecord(actor, body, outcome),
-    outcome.silentNodeIds,
-  );
-  const { deletedCount, valueChanged } = outcome;
-  ctx.metrics.recordForceRelease(
-    valueChanged ? "value_changed" : deletedCount > 0 ? "deleted" : "absent",
-  );
-  const response: ForceReleaseResponse = {
-    serverTime: Date.now(),
-    resource: outcome.resource,
-    deletedCount,
-    nodes: outcome.nodes,
-    auditId: entry.id,
-  };
-  if (valueChanged) {
-    const message =
-      "A node holds another value than expected: the lock changed hands since you looked.";
-    throw new ApiError("value_changed", message, response);
-  }
-  return response;
 }

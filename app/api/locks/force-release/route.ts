@@ -1,5 +1,6 @@
 import { forceReleaseRequestSchema } from "@/lib/api";
-import { actorOf, forceReleaseAudited } from "@/lib/server/actions/audited";
+import { actorOf } from "@/lib/server/actions/audited";
+import { forceReleaseAudited } from "@/lib/server/actions/force-release-audited";
 import { jsonResponse } from "@/lib/server/errors";
 import { readJsonBody } from "@/lib/server/http";
 import { route } from "@/lib/server/route";
