@@ -87,3 +87,25 @@ test("sorting is keyboard operable and reflected in aria-sort and the URL", asyn
   await expect(overview.table.getByRole("columnheader", { name: "Validity" })).toHaveAttribute("aria-sort", "descending");
   await expect(rows.nth(1)).toContainText(`${resource}:long`);
 });
+
+test("polling pauses while the tab is hidden and resumes when it is visible again", async ({ page }) => {
+  const overview = new OverviewPage(page);
+  await overview.goto();
+  const setVisibility = (state: "hidden" | "visible") =>
+    page.evaluate((visibility) => {
+      Object.defineProperty(document, "visibilityState", { configurable: true, get: () => visibility });
+      document.dispatchEvent(new Event("visibilitychange", { bubbles: true }));
+    }, state);
+  let pollRequests = 0;
+  page.on("request", (request) => {
+    if (/\/api\/(locks|nodes)\b/.test(request.url())) pollRequests += 1;
+  });
+
+  await setVisibility("hidden");
+  pollRequests = 0;
+  await page.waitForTimeout(5_000); // longer than both polling intervals (2 s)
+  expect(pollRequests).toBe(0);
+
+  await setVisibility("visible");
+  await expect.poll(() => pollRequests, { timeout: 5_000 }).toBeGreaterThan(0);
+});

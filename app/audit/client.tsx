@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { AuditTable } from "@/components/audit-table";
 import { ErrorNotice } from "@/components/error-notice";
 import type { AuditAction } from "@/lib/api/audit";
@@ -8,8 +8,18 @@ import { useAudit } from "../_queries/audit";
 
 const ACTIONS: AuditAction[] = ["acquire", "extend", "release", "force-release", "login", "logout"];
 
+/** The action filter lives in the URL (?action=force-release), so a filtered trail is a link. */
+function useActionParam(): [AuditAction | "", (action: string) => void] {
+  const requested = useSearchParams().get("action");
+  const router = useRouter();
+  const pathname = usePathname();
+  const action = ACTIONS.find((name) => name === requested) ?? "";
+  const setAction = (next: string) => router.replace(next ? `${pathname}?action=${next}` : pathname, { scroll: false });
+  return [action, setAction];
+}
+
 export function AuditClient() {
-  const [action, setAction] = useState<AuditAction | "">("");
+  const [action, setAction] = useActionParam();
   const { data, error } = useAudit(500);
   const entries = data?.entries.filter((entry) => !action || entry.action === action) ?? [];
   return (
@@ -18,7 +28,7 @@ export function AuditClient() {
         <h1>Audit trail</h1>
         <label className="row">
           Action
-          <select value={action} onChange={(event) => setAction(event.target.value as AuditAction | "")}>
+          <select value={action} onChange={(event) => setAction(event.target.value)}>
             <option value="">All actions</option>
             {ACTIONS.map((name) => (
               <option key={name} value={name}>

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { Suspense } from "react";
 import { ReadGate } from "../_shell/read-gate";
 import { AuditClient } from "./client";
 
@@ -6,8 +7,10 @@ export const metadata: Metadata = { title: "Audit" };
 
 export default function AuditPage() {
   return (
-    <ReadGate>
-      <AuditClient />
-    </ReadGate>
+    <Suspense fallback={<p className="muted">Loading…</p>}>
+      <ReadGate>
+        <AuditClient />
+      </ReadGate>
+    </Suspense>
   );
 }
