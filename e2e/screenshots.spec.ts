@@ -31,6 +31,9 @@ for (const colorScheme of ["light", "dark"] as const) {
 
     await expect(page.getByRole("table", { name: "Locks" })).toBeVisible();
     await keep(page, testInfo, `overview-${colorScheme}`);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await keep(page, testInfo, `overview-phone-${colorScheme}`);
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     const detail = new LockDetailPage(page);
     await detail.goto(`${resource}:orders`);

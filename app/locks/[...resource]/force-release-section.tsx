@@ -42,9 +42,11 @@ export function ForceReleaseSection({ lock }: { lock: LockRow | null }) {
   return (
     <>
       {lock && (
-        <button type="button" className="danger" onClick={() => setSeenLock(lock)}>
-          Force-release…
-        </button>
+        <p>
+          <button type="button" className="danger" onClick={() => setSeenLock(lock)}>
+            Force-release…
+          </button>
+        </p>
       )}
       {seenLock && (
         <ForceReleaseDialog
