@@ -71,6 +71,9 @@ async function acquireOnce(
   });
   const remainingMs = () => validityMs(ttlMs, performance.now() - startMono, settings.driftFactor);
   if (attempt.won && remainingMs() > 0) {
+    // The token must outbid every node still keeping the last one, not only the first majority to
+    // answer: those may all have missed it (paused) or lost it (restarted empty). Bounded by nodeTimeout.
+    if (settings.fencing) await attempt.stats;
     const fencingToken = settings.fencing
       ? await recordFencingToken(core, resources, value, attempt, remainingMs(), settings)
       : undefined;

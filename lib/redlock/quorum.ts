@@ -137,7 +137,19 @@ function sendToNode(
     node.unavailableReason() ??
     (request.gateRestarts ? node.restartWatch.quarantineError(node.address) : undefined);
   if (refusal) return record(index, { vote: "against", error: refusal });
-  const evaluate = () => node.evaluate(request.script, request.keys, request.args);
+  const evaluate = () => {
+    // ioredis re-sends unanswered commands after reconnecting, maybe to a restarted, empty process
+    // that the gate never saw (autoResendUnfulfilledCommands): such an answer is no vote.
+    const generation = node.restartWatch.connectionGeneration;
+    return node.evaluate(request.script, request.keys, request.args).then((reply) => {
+      if (request.gateRestarts && node.restartWatch.connectionGeneration !== generation) {
+        throw new NodeUnavailableError(
+          `Node ${node.address} reconnected before answering; it may have restarted.`,
+        );
+      }
+      return reply;
+    });
+  };
   // The restart check of a fresh connection is already in flight ahead of us: wait for its answer.
   const pending =
     request.gateRestarts && node.restartWatch.isUnknown

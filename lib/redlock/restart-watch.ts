@@ -17,13 +17,18 @@ export class RestartWatch {
   private pendingCheck: Promise<void> | undefined;
   uptimeS: number | undefined;
   runId: string | undefined;
+  /** Bumped at every disconnection: an answer that crossed one may come from a restarted process. */
+  connectionGeneration = 0;
 
   constructor(
     private readonly client: Client,
     private readonly quarantineMs: number | false,
   ) {
     if (quarantineMs === false || typeof client.on !== "function") return;
-    client.on("close", () => this.forget());
+    client.on("close", () => {
+      this.connectionGeneration += 1;
+      this.forget();
+    });
     client.on("ready", () => this.check());
     if ((client as { status?: string }).status === "ready") this.check();
     else this.forget();
@@ -67,8 +72,11 @@ export class RestartWatch {
         const uptimeS = Number(parseInfoField(info, "uptime_in_seconds"));
         this.uptimeS = uptimeS;
         this.runId = parseInfoField(info, "run_id");
-        // uptime is floored to whole seconds, so this is the latest the process can have started.
-        if (Number.isFinite(uptimeS)) this.startedAtMono = performance.now() - uptimeS * 1000;
+        // uptime_in_seconds is the difference of two whole-second timestamps (now and start), so it
+        // reads 1 a few ms after a start just before a second ticks over: the latest the process can
+        // have started is (uptime - 1) s ago.
+        if (Number.isFinite(uptimeS))
+          this.startedAtMono = performance.now() - Math.max(0, uptimeS - 1) * 1000;
       },
       () => undefined, // the next "ready" retries; until then the node stays unknown (no vote)
     );
