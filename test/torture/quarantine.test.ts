@@ -1,0 +1,168 @@
+/**
+ * Restart quarantine (DESIGN duty 7): a master restarted less than `restartQuarantine` ago gets no
+ * vote until the window has passed; the error and nodeStates() say which node and until when;
+ * and the check costs no round trip per lock operation.
+ */
+import type { Redis } from "ioredis";
+import { afterEach, describe, expect, it } from "vitest";
+import Redlock, { ExecutionError, NodeQuarantinedError } from "@/lib/redlock";
+import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
+import { blockOn, quiet, waitAllVoting, waitNodeStatus, waitRestartSeen } from "./support";
+
+const { masters } = usePrivateMasters();
+const ttlMs = 1_000;
+const quarantineMs = 1_500;
+let opened: Redis[][] = [];
+
+afterEach(async () => {
+  await Promise.all(opened.map(disconnect));
+  opened = [];
+});
+
+async function ready(
+  restartQuarantine: number | false,
+  nodeTimeout = 200,
+): Promise<{ clients: Redis[]; redlock: Redlock }> {
+  const clients = quiet(connect(masters().urls));
+  opened.push(clients);
+  const redlock = new Redlock(clients, { restartQuarantine, retryCount: 0, nodeTimeout });
+  await waitAllVoting(redlock);
+  return { clients, redlock };
+}
+
+const refusal = (redlock: Redlock, resource: string) =>
+  redlock.acquire([resource], ttlMs).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+/** `calls` per command from INFO commandstats, summed over every node (scripts' inner commands included). */
+async function commandCalls(clients: Redis[]): Promise<Map<string, number>> {
+  const infos = await Promise.all(clients.map((client) => client.info("commandstats")));
+  const calls = new Map<string, number>();
+  for (const match of infos.flatMap((info) => [
+    ...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm),
+  ])) {
+    calls.set(match[1]!, (calls.get(match[1]!) ?? 0) + Number(match[2]));
+  }
+  return calls;
+}
+
+const delta = (before: Map<string, number>, after: Map<string, number>) =>
+  Object.fromEntries(
+    [...after]
+      .map(([command, calls]) => [command, calls - (before.get(command) ?? 0)])
+      .filter(([, calls]) => calls !== 0),
+  );
+
+describe("restart quarantine", () => {
+  it("refuses a restarted node's vote until the window has passed, naming the node and until when", async () => {
+    const { clients, redlock } = await ready(quarantineMs);
+    const resource = "quarantine:window";
+    await blockOn(clients, [3, 4], resource); // the lock can only be won on nodes 1-3
+    await masters().restartEmpty(2);
+    const restartedAt = Date.now();
+    await waitNodeStatus(redlock, clients[2]!, 2, "quarantined");
+    const state = redlock.nodeStates()[2]!;
+    expect(state.uptimeS).toBe(0);
+    expect(state.quarantinedUntil!).toBeGreaterThanOrEqual(restartedAt + quarantineMs - 500);
+    expect(state.quarantinedUntil!).toBeLessThanOrEqual(Date.now() + quarantineMs);
+    expect(redlock.nodeStates().map((node) => node.status)).toEqual([
+      "ok",
+      "ok",
+      "quarantined",
+      "ok",
+      "ok",
+    ]);
+
+    const refused = await refusal(redlock, resource);
+    expect(refused).toBeInstanceOf(ExecutionError);
+    const address = `127.0.0.1:${masters().masters[2]!.port}`;
+    const named = /Quarantined after a restart: (\S+) until (\S+)\.$/.exec(
+      (refused as Error).message,
+    );
+    expect(named?.[1]).toBe(address);
+    expect(Date.parse(named![2]!)).toBeCloseTo(state.quarantinedUntil!, -1); // within 5 ms
+    const vote = (await (refused as ExecutionError).attempts[0]!).nodes[2]!;
+    expect(vote.error).toBeInstanceOf(NodeQuarantinedError);
+    expect((vote.error as NodeQuarantinedError).quarantinedUntil).toBeCloseTo(
+      state.quarantinedUntil!,
+      -1,
+    );
+
+    await sleep(state.quarantinedUntil! - Date.now() - 250);
+    expect(await refusal(redlock, resource)).toBeInstanceOf(ExecutionError); // still inside the window
+    await sleep(state.quarantinedUntil! - Date.now() + 30);
+    expect(redlock.nodeStates()[2]!.status).toBe("ok");
+    const lock = await redlock.acquire([resource], ttlMs);
+    expect((await lock.attempts[0]!).nodes.map((node) => node.vote)).toEqual([
+      "for",
+      "for",
+      "for",
+      "against",
+      "against",
+    ]);
+    await lock.release();
+  });
+
+  it("quarantines a node restarted just before a whole second for the full window (uptime_in_seconds counts second ticks)", async () => {
+    const { clients, redlock } = await ready(quarantineMs);
+    let ticksCrossed = 0;
+    for (let tries = 0; tries < 6 && ticksCrossed === 0; tries += 1) {
+      await sleep(1_000 - (Date.now() % 1_000) - 40); // the new process starts just before the second ticks over
+      const oldRunId = redlock.nodeStates()[1]!.runId;
+      const restartBegan = Date.now();
+      await masters().restartEmpty(1);
+      await waitRestartSeen(redlock, 1, oldRunId);
+      const state = redlock.nodeStates()[1]!;
+      if (state.uptimeS === 1) ticksCrossed += 1; // a process well under 1 s old, reported as 1 s old
+      expect(state.status).toBe("quarantined");
+      expect(state.quarantinedUntil!).toBeGreaterThanOrEqual(restartBegan + quarantineMs);
+      expect(clients[1]!.status).toBe("ready");
+    }
+    expect(ticksCrossed).toBeGreaterThan(0);
+  });
+
+  it("does not count the answer of a restarted node to a command re-sent after reconnecting", async () => {
+    const holder = await ready(quarantineMs);
+    const contender = await ready(quarantineMs, 3_000); // long enough for node 3 to restart meanwhile
+    const resource = "quarantine:resent";
+    await blockOn(holder.clients, [3, 4], resource);
+    const held = await holder.redlock.acquire([resource], 5_000); // on nodes 1-3 only
+    await Promise.all([3, 4].map((index) => holder.clients[index]!.del(resource)));
+    masters().pause(2); // node 3 will not answer: the contender's command stays in flight...
+    const pending = contender.redlock.acquire([resource], 5_000).then(
+      () => "acquired",
+      (error: unknown) => error,
+    );
+    await sleep(50);
+    await masters().restartEmpty(2); // ...until node 3 dies; ioredis re-sends it to the new, empty node 3
+    const outcome = await pending;
+    expect(outcome).toBeInstanceOf(ExecutionError);
+    const votes = (await (outcome as ExecutionError).attempts[0]!).nodes;
+    expect(votes.map((vote) => vote.vote)).toEqual(["against", "against", "against", "for", "for"]);
+    expect(await holder.clients[0]!.get(resource)).toBe(held.value);
+    expect(await holder.clients[2]!.get(resource)).toBeNull(); // the failed attempt cleaned up its late key
+  });
+
+  it("costs no extra command per lock operation: the same commandstats as with quarantine off", async () => {
+    const observers = connect(masters().urls);
+    opened.push(observers);
+    const cycles = 20;
+    const callsFor = async (restartQuarantine: number | false) => {
+      const { redlock } = await ready(restartQuarantine);
+      const cycle = async () =>
+        (await redlock.acquire([`quarantine:cost:${restartQuarantine}`], ttlMs)).release();
+      await cycle(); // loads the scripts on every node, so no NOSCRIPT fallback is counted below
+      const before = await commandCalls(observers);
+      for (let index = 0; index < cycles; index += 1) await cycle();
+      return delta(before, await commandCalls(observers));
+    };
+    const withQuarantine = await callsFor(quarantineMs);
+    const withoutQuarantine = await callsFor(false);
+    // One EVALSHA per node for each acquire and each release; the only INFO is our first read.
+    expect(withQuarantine.evalsha).toBe(cycles * 2 * 5);
+    expect(withQuarantine.info).toBe(5);
+    expect(withQuarantine).toEqual(withoutQuarantine);
+  });
+});
