@@ -4,54 +4,12 @@
  *   moment `acquire` resolved to the earlier of its validity's end (`lock.expiration`, after the
  *   last extension) and the moment it began to release;
  * - token-order: fencing tokens not strictly increasing in holding order;
- * - fenced-write-refused: the fenced store refused a write made inside the writer's validity window
- *   (someone with a higher token wrote while this holder still held the lock);
- * - stale-write-accepted: the store accepted a write after a higher token had been accepted.
+ * - the fenced store's verdicts (write-checks.ts).
  */
-import type { ExtendedEvent, HeldEvent, ReleasingEvent, WriteEvent } from "./events";
+import { describeHolder, toHolders, type History, type Holder, type Violation } from "./history";
+import { checkWrites } from "./write-checks";
 
-export type ViolationKind =
-  "overlap" | "token-order" | "fenced-write-refused" | "stale-write-accepted";
-
-export interface Violation {
-  readonly kind: ViolationKind;
-  readonly resource: string;
-  readonly message: string;
-  /** When it happened (epoch ms), to line it up with the faults injected. */
-  readonly at: number;
-}
-
-export interface Holder extends HeldEvent {
-  /** Expiration after the last successful extension (the acquire's when never extended). */
-  readonly lastExpiration: number;
-  /** End of the window: min(lastExpiration, start of release). */
-  readonly windowEnd: number;
-}
-
-export interface History {
-  readonly held: readonly HeldEvent[];
-  readonly extended: readonly ExtendedEvent[];
-  readonly releases: readonly ReleasingEvent[];
-  readonly writes: readonly WriteEvent[];
-}
-
-export function toHolders({ held, extended, releases }: Omit<History, "writes">): Holder[] {
-  const lastExpiration = new Map(held.map((event) => [event.value, event.expiration]));
-  for (const event of extended)
-    lastExpiration.set(
-      event.value,
-      Math.max(lastExpiration.get(event.value) ?? 0, event.expiration),
-    );
-  const releasedAt = new Map(releases.map((event) => [event.value, event.at]));
-  return held.map((event) => {
-    const expiration = lastExpiration.get(event.value)!;
-    return {
-      ...event,
-      lastExpiration: expiration,
-      windowEnd: Math.min(expiration, releasedAt.get(event.value) ?? Number.POSITIVE_INFINITY),
-    };
-  });
-}
+export type { History, Violation } from "./history";
 
 export interface CheckReport {
   readonly holders: number;
@@ -93,9 +51,6 @@ export function checkHistory(history: History): CheckReport {
   };
 }
 
-const describe = (holder: Holder) =>
-  `${holder.value.slice(0, 8)} (worker ${holder.workerId}, token ${holder.token}, ${holder.acquiredAt}..${holder.windowEnd})`;
-
 /** Sweeps the windows in start order; a window starting before an earlier one ends overlaps it. */
 export function findOverlaps(resource: string, holders: readonly Holder[]): Violation[] {
   const windows = holders
@@ -109,7 +64,7 @@ export function findOverlaps(resource: string, holders: readonly Holder[]): Viol
         kind: "overlap",
         resource,
         at: holder.acquiredAt,
-        message: `${describe(holder)} acquired while ${describe(latest)} still held ${resource}`,
+        message: `${describeHolder(holder)} acquired while ${describeHolder(latest)} still held ${resource}`,
       });
     }
     if (!latest || holder.windowEnd > latest.windowEnd) latest = holder;
@@ -140,46 +95,9 @@ export function findTokenDisorder(resource: string, holders: readonly Holder[]):
         kind: "token-order",
         resource,
         at: holder.acquiredAt,
-        message: `${describe(holder)} got a token not above its predecessor ${describe(previous)}`,
+        message: `${describeHolder(holder)} got a token not above its predecessor ${describeHolder(previous)}`,
       });
     }
   });
-  return violations;
-}
-
-function checkWrites(
-  resource: string,
-  writes: readonly WriteEvent[],
-  byValue: ReadonlyMap<string, Holder>,
-): Violation[] {
-  const violations: Violation[] = [];
-  for (const write of writes) {
-    const holder = byValue.get(write.value);
-    if (holder && !write.accepted && write.doneAt <= holder.windowEnd) {
-      violations.push({
-        kind: "fenced-write-refused",
-        resource,
-        at: write.sentAt,
-        message: `the store refused ${describe(holder)} inside its window at ${write.sentAt}`,
-      });
-    }
-  }
-  // Replays accepted writes in time order: none may carry a token below one accepted before it was sent.
-  const accepted = writes.filter((write) => write.accepted);
-  const byDone = [...accepted].sort((a, b) => a.doneAt - b.doneAt);
-  let highest = Number.NEGATIVE_INFINITY;
-  let next = 0;
-  for (const write of [...accepted].sort((a, b) => a.sentAt - b.sentAt)) {
-    while (next < byDone.length && byDone[next]!.doneAt < write.sentAt)
-      highest = Math.max(highest, byDone[next++]!.token);
-    if (write.token < highest) {
-      violations.push({
-        kind: "stale-write-accepted",
-        resource,
-        at: write.sentAt,
-        message: `the store accepted token ${write.token} after token ${highest}`,
-      });
-    }
-  }
   return violations;
 }
