@@ -1,10 +1,10 @@
-import type { NodeHolder } from "@/lib/api/locks";
+import type { NodeHolder, NodeHolderDetail } from "@/lib/api/locks";
 import type { NodeInfo } from "@/lib/api/nodes";
 import { HolderValue } from "./holder-value";
 import { PttlBar } from "./pttl-bar";
 
 interface NodeHoldersTableProps {
-  holders: NodeHolder[];
+  holders: NodeHolderDetail[];
   /** Node facts for the address column; may be missing while loading. */
   nodes: NodeInfo[] | undefined;
   /** The row's majority value: other values are flagged. */
@@ -27,7 +27,14 @@ function valueNote(holder: NodeHolder, majorityValue: string | null): string {
   return holder.holdCount !== null ? `Redisson, held ${holder.holdCount}×` : "";
 }
 
-/** One resource on every node: the value there and how long it lives. */
+/** The highest token recorded on the node; a lagging node shows a lower one (or none). */
+function fencingCell(holder: NodeHolderDetail) {
+  if (!holder.reachable) return <span className="muted">unknown</span>;
+  if (holder.fencingToken === null) return <span className="muted">none</span>;
+  return <span className="mono">{holder.fencingToken}</span>;
+}
+
+/** One resource on every node: the value there, how long it lives, and the node's fencing counter. */
 export function NodeHoldersTable({ holders, nodes, majorityValue, serverTimeMs, scaleMs }: NodeHoldersTableProps) {
   return (
     <div className="table-scroll">
@@ -37,6 +44,7 @@ export function NodeHoldersTable({ holders, nodes, majorityValue, serverTimeMs, 
             <th scope="col">Node</th>
             <th scope="col">Value</th>
             <th scope="col">Time to live</th>
+            <th scope="col">Fencing counter</th>
           </tr>
         </thead>
         <tbody>
@@ -57,6 +65,7 @@ export function NodeHoldersTable({ holders, nodes, majorityValue, serverTimeMs, 
                   <span className="muted">unknown</span>
                 )}
               </td>
+              <td>{fencingCell(holder)}</td>
             </tr>
           ))}
         </tbody>

@@ -16,6 +16,10 @@ export class LockDetailPage {
     return this.page.getByRole("button", { name: "Force-release…" });
   }
 
+  get summary(): Locator {
+    return this.page.getByRole("region", { name: "Summary" });
+  }
+
   get perNodeTable(): Locator {
     return this.page.getByRole("table", { name: "Per-node holders" });
   }

@@ -100,11 +100,35 @@ export const locksResponseSchema = z.object({
 });
 export type LocksResponse = z.infer<typeof locksResponseSchema>;
 
+/** A fencing token: a count of fenced acquires, strictly increasing per resource. */
+const fencingTokenSchema = z.number().int().nonnegative().nullable();
+
+/** One node in the one-resource read: its holder, plus the fencing counter kept on that node. */
+export const nodeHolderDetailSchema = nodeHolderSchema.extend({
+  /**
+   * The counter at `redlock:fence:<resource>` on this node: the highest token recorded there.
+   * null when the node has none (never fenced, or restarted empty) or did not answer.
+   */
+  fencingToken: fencingTokenSchema,
+});
+export type NodeHolderDetail = z.infer<typeof nodeHolderDetailSchema>;
+
+/** A snapshot row whose nodes also carry their fencing counters. */
+export const lockDetailSchema = lockRowSchema.extend({ nodes: z.array(nodeHolderDetailSchema) });
+export type LockDetail = z.infer<typeof lockDetailSchema>;
+
 /** `GET /api/locks/{resource}`: read fresh from every node (not from the shared snapshot). */
 export const lockResponseSchema = z.object({
   serverTime: epochMsSchema,
   /** null when no node holds the resource. */
-  lock: lockRowSchema.nullable(),
+  lock: lockDetailSchema.nullable(),
+  /**
+   * The latest token recorded for this resource; the current holder's when it acquired with
+   * fencing. The highest counter among the nodes that answered (the library records a token on a
+   * majority, so a minority lagging behind does not hide it). Outlives the lock, so a free resource
+   * shows the last one handed out; null when no answering node has a counter.
+   */
+  fencingToken: fencingTokenSchema,
   unreachableNodes: z.array(nodeIdSchema),
 });
 export type LockResponse = z.infer<typeof lockResponseSchema>;

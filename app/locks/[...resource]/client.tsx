@@ -7,18 +7,22 @@ import { HolderValue } from "@/components/holder-value";
 import { NodeHoldersTable } from "@/components/node-holders-table";
 import { LockStateBadge } from "@/components/state-badge";
 import { ValidityCountdown } from "@/components/validity-countdown";
-import type { LockRow } from "@/lib/api/locks";
+import type { LockDetail } from "@/lib/api/locks";
 import { useAudit } from "../../_queries/audit";
 import { useLock } from "../../_queries/lock";
 import { useNodes } from "../../_queries/nodes";
-import { fencingTokenFromAudit } from "./fencing-token";
 import { ForceReleaseSection } from "./force-release-section";
 import { useMaxSeen } from "./use-max-seen";
 import styles from "./lock-detail.module.css";
 
-function LockSummary({ lock, serverTimeMs }: { lock: LockRow; serverTimeMs: number }) {
-  const audit = useAudit(1_000);
-  const fencingToken = fencingTokenFromAudit(audit.data?.entries ?? [], lock.value);
+interface LockSummaryProps {
+  lock: LockDetail;
+  /** The latest token recorded for the resource (highest counter among the nodes). */
+  fencingToken: number | null;
+  serverTimeMs: number;
+}
+
+function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
   const validUntilMs = lock.validityMs === null || lock.validityMs < 0 ? null : serverTimeMs + lock.validityMs;
   return (
     <dl className={styles.summary}>
@@ -39,7 +43,16 @@ function LockSummary({ lock, serverTimeMs }: { lock: LockRow; serverTimeMs: numb
         <HolderValue value={lock.value} />
       </dd>
       <dt>Fencing token</dt>
-      <dd>{fencingToken ?? <span className="muted">unknown (not acquired with fencing through this console)</span>}</dd>
+      <dd>
+        {fencingToken === null ? (
+          <span className="muted">none recorded</span>
+        ) : (
+          <>
+            {/* The counter outlives holders: a holder that skipped fencing did not raise it. */}
+            <span>{fencingToken}</span> <span className="muted">(latest recorded)</span>
+          </>
+        )}
+      </dd>
       <dt>Format</dt>
       <dd>{lock.format === "redisson-hash" ? "Redisson hash" : "string (Redlock)"}</dd>
     </dl>
@@ -74,14 +87,19 @@ export function LockDetailClient({ resource }: { resource: string }) {
       <h1 className={styles.title}>{resource}</h1>
       <ForceReleaseSection lock={lock} />
       {error && <ErrorNotice error={error} title="This lock could not be read" />}
-      {data && !lock && <p className="notice notice-info">No node holds this resource now: it is free.</p>}
+      {data && !lock && (
+        <p className="notice notice-info">
+          No node holds this resource now: it is free.
+          {data.fencingToken !== null && ` The last fencing token recorded for it is ${data.fencingToken}.`}
+        </p>
+      )}
       {data && data.unreachableNodes.length > 0 && (
         <p className="notice notice-warn">{data.unreachableNodes.join(", ")} did not answer: their state is unknown.</p>
       )}
       {data && lock && (
         <div className={styles.layout}>
           <section className="card" aria-label="Summary">
-            <LockSummary lock={lock} serverTimeMs={data.serverTime} />
+            <LockSummary lock={lock} fencingToken={data.fencingToken} serverTimeMs={data.serverTime} />
           </section>
           <section className="card" aria-labelledby="per-node-heading">
             <h2 id="per-node-heading">On each node</h2>

@@ -12,22 +12,39 @@ import { parseRedissonHash, type NodeKeyState } from "./fold";
 const SCAN_COUNT = 1_000;
 const CHUNK_KEYS = 500;
 
-/** Per key: {PTTL, GET} for strings, {PTTL, HGETALL} for hashes, {-2} for anything else or gone. */
-const READ_KEYS_SCRIPT = `
-local replies = {}
-for index, key in ipairs(KEYS) do
+/**
+ * Lua `readKey(key)`: {PTTL, GET} for a string, {PTTL, HGETALL} for a hash, {-2} for anything else
+ * or gone. Shared by the snapshot's chunk script and the one-resource read (read-one.ts).
+ */
+export const READ_KEY_LUA = `
+local function readKey(key)
   local kind = redis.call('TYPE', key)['ok']
   if kind == 'string' then
-    replies[index] = {redis.call('PTTL', key), redis.call('GET', key)}
+    return {redis.call('PTTL', key), redis.call('GET', key)}
   elseif kind == 'hash' then
-    replies[index] = {redis.call('PTTL', key), redis.call('HGETALL', key)}
-  else
-    replies[index] = {-2}
+    return {redis.call('PTTL', key), redis.call('HGETALL', key)}
   end
+  return {-2}
+end
+`;
+
+export interface ReadScript {
+  readonly source: string;
+  readonly sha: string;
+}
+
+export const readScript = (source: string): ReadScript => ({
+  source,
+  sha: createHash("sha1").update(source).digest("hex"),
+});
+
+const READ_KEYS_SCRIPT = readScript(`${READ_KEY_LUA}
+local replies = {}
+for index, key in ipairs(KEYS) do
+  replies[index] = readKey(key)
 end
 return replies
-`;
-const READ_KEYS_SHA = createHash("sha1").update(READ_KEYS_SCRIPT).digest("hex");
+`);
 const RESERVED = Buffer.from(RESERVED_PREFIX);
 
 export interface NodeScan {
@@ -71,7 +88,11 @@ export async function readKeys(
   const chunks: Buffer[][] = [];
   for (let start = 0; start < keys.length; start += CHUNK_KEYS)
     chunks.push(keys.slice(start, start + CHUNK_KEYS));
-  const replies = await Promise.all(chunks.map((chunk) => readChunk(client, chunk)));
+  const replies = await Promise.all(
+    chunks.map(
+      async (chunk) => (await runReadScript(client, READ_KEYS_SCRIPT, chunk)) as unknown[],
+    ),
+  );
   const states = new Map<string, NodeKeyState>();
   chunks.forEach((chunk, chunkIndex) => {
     chunk.forEach((key, index) => {
@@ -82,17 +103,22 @@ export async function readKeys(
   return states;
 }
 
-async function readChunk(client: Redis, chunk: readonly Buffer[]): Promise<unknown[]> {
+/** Runs a read script by SHA, sending its source only when the node does not have it (NOSCRIPT). */
+export async function runReadScript(
+  client: Redis,
+  script: ReadScript,
+  keys: readonly Buffer[],
+): Promise<unknown> {
   try {
-    return (await client.evalsha(READ_KEYS_SHA, chunk.length, ...chunk)) as unknown[];
+    return await client.evalsha(script.sha, keys.length, ...keys);
   } catch (error) {
     if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-    return (await client.eval(READ_KEYS_SCRIPT, chunk.length, ...chunk)) as unknown[];
+    return await client.eval(script.source, keys.length, ...keys);
   }
 }
 
-/** One key's script reply: [pttl, value] for a string, [pttl, [field, value, …]] for a hash. */
-function toKeyState(reply: unknown): NodeKeyState | null {
+/** One key's `readKey` reply: [pttl, value] for a string, [pttl, [field, value, …]] for a hash. */
+export function toKeyState(reply: unknown): NodeKeyState | null {
   if (!Array.isArray(reply) || typeof reply[0] !== "number" || reply[0] === -2) return null;
   const [pttlMs, body] = reply as [number, unknown];
   if (typeof body === "string") return { value: body, pttlMs, format: "string", holdCount: null };
