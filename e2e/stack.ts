@@ -13,7 +13,7 @@ import { E2E_PORT, STACK_FILE, type Stack } from "./stack-file";
 
 // Run Next's CLI with this Node directly (not through npx), so signals reach the server itself.
 const NEXT_CLI = createRequire(import.meta.url).resolve("next/dist/bin/next");
-const BUILD_INPUTS = ["app", "components", "lib", "next.config.js", "package.json", "tsconfig.json"];
+const BUILD_INPUTS = ["app", "components", "lib", "instrumentation.ts", "proxy.ts", "next.config.js", "package.json", "tsconfig.json"];
 
 function newestMtimeMs(entry: string): number {
   if (!existsSync(entry)) return 0;

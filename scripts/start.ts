@@ -31,8 +31,11 @@ async function embeddedEnv(
   return { env: next, masters };
 }
 
-/** Asks the console for /api/health until it answers, which also starts its latency probe. */
-async function warmUp(): Promise<void> {
+/**
+ * Prints the console's address once /api/health answers (a readiness line scripts wait for). The
+ * console itself (nodes, latency probe) starts at boot in instrumentation.ts, not on this request.
+ */
+async function announceWhenReady(): Promise<void> {
   for (let tries = 0; tries < 120; tries += 1) {
     try {
       const response = await fetch(`http://127.0.0.1:${port}/api/health`);
@@ -76,7 +79,7 @@ async function main(): Promise<void> {
   const args = values.dev ? ["dev", "-p", port] : ["start", "-p", port];
   const child = spawn("node_modules/.bin/next", args, { env, stdio: "inherit" });
   stopOnSignals(child, masters);
-  void warmUp();
+  void announceWhenReady();
 }
 
 main().catch((error: unknown) => {

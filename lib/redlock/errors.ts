@@ -50,9 +50,26 @@ export class NodeUnavailableError extends RedlockError {
   override name = "NodeUnavailableError";
 }
 
+const REDLOCK_ERROR_NAMES = new Set([
+  "RedlockError",
+  "ResourceLockedError",
+  "ExecutionError",
+  "NodeTimeoutError",
+  "NodeQuarantinedError",
+  "NodeUnavailableError",
+]);
+
+/**
+ * The guards match by class, or by name for an error from another copy of this module (an app
+ * whose bundler loads the library twice, e.g. Next.js's instrumentation bundle beside its routes),
+ * where `instanceof` is false.
+ */
+const named = (error: unknown, name: string): error is Error =>
+  error instanceof Error && error.name === name;
+
 export const isRedlockError = (error: unknown): error is RedlockError =>
-  error instanceof RedlockError;
+  error instanceof RedlockError || (error instanceof Error && REDLOCK_ERROR_NAMES.has(error.name));
 export const isExecutionError = (error: unknown): error is ExecutionError =>
-  error instanceof ExecutionError;
+  error instanceof ExecutionError || (named(error, "ExecutionError") && "attempts" in error);
 export const isResourceLockedError = (error: unknown): error is ResourceLockedError =>
-  error instanceof ResourceLockedError;
+  error instanceof ResourceLockedError || named(error, "ResourceLockedError");

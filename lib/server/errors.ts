@@ -22,8 +22,14 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * An ApiError of this module or of another copy of it: instrumentation.ts builds the console in
+ * its own bundle, so what the console's guard throws is not an instance of the routes' ApiError.
+ */
 export function isApiError(error: unknown): error is ApiError {
-  return error instanceof ApiError;
+  if (error instanceof ApiError) return true;
+  if (!(error instanceof Error) || error.name !== "ApiError" || !("code" in error)) return false;
+  return typeof error.code === "string" && Object.hasOwn(ERROR_STATUS, error.code);
 }
 
 const NO_STORE = { "cache-control": "no-store" };

@@ -1,6 +1,6 @@
 /** The library's per-attempt stats, in the API's shape (node ids, error names without stacks). */
 import type { Attempt } from "@/lib/api";
-import { ResourceLockedError, type ExecutionStats } from "@/lib/redlock";
+import { isResourceLockedError, type ExecutionStats } from "@/lib/redlock";
 import { redactText } from "../logger";
 import type { ConsoleNode } from "../node-registry";
 
@@ -28,7 +28,5 @@ export async function refusedAsHeld(
   attempts: ReadonlyArray<Promise<ExecutionStats>>,
 ): Promise<boolean> {
   const stats = await Promise.all(attempts);
-  return stats.some((attempt) =>
-    attempt.nodes.some((vote) => vote.error instanceof ResourceLockedError),
-  );
+  return stats.some((attempt) => attempt.nodes.some((vote) => isResourceLockedError(vote.error)));
 }
