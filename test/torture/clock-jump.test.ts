@@ -29,8 +29,10 @@ describe("client wall-clock jumps", () => {
     const pending = redlock.acquire([`clock-jump:${randomUUID()}`], 2_000); // reads the wall clock once, synchronously
     offset.ms = 3_600_000; // the clock jumps an hour ahead while the nodes answer
     const lock: Lock = await pending;
-    expect(lock.expiration - startedAt).toBeGreaterThan(2_000 - 100); // elapsed time is measured on the monotonic clock
-    expect(lock.expiration - startedAt).toBeLessThanOrEqual(2_000 - 22); // TTL - 1% drift - 2 ms
+    // Still about TTL - drift (1,978 ms) after the start: the hour the clock jumped meanwhile is not
+    // counted, because elapsed time is measured on the monotonic clock.
+    expect(lock.expiration - startedAt).toBeGreaterThan(1_900);
+    expect(lock.expiration - startedAt).toBeLessThan(2_000);
     expect(lock.validityMs).toBeLessThan(0); // after a forward jump the lock looks expired: safe
     offset.ms = -3_600_000;
     expect(lock.validityMs).toBeGreaterThan(3_600_000); // after a backward jump it looks an hour longer: do not trust it

@@ -86,7 +86,10 @@ export class FaultInjector {
       return workerUp;
     });
     if (possible.length === 0) return;
-    const kind = pickOne(this.options.random, possible);
+    // The seed's unsafe restart comes first, so every run has at least one.
+    const firstSplit =
+      this.counts["split-then-restart"] === 0 && possible.includes("split-then-restart");
+    const kind = firstSplit ? "split-then-restart" : pickOne(this.options.random, possible);
     if (kind === "split-then-restart") return this.splitThenRestart();
     if (kind === "node-pause" || kind === "node-restart-empty")
       return this.injectNodeFault(kind, pickOne(this.options.random, upNodes));

@@ -36,7 +36,7 @@ async function client(
     fencing: true,
     restartQuarantine,
     retryCount: 0,
-    nodeTimeout: 200,
+    nodeTimeout: 500,
   });
   await waitAllVoting(redlock);
   return { clients, redlock };

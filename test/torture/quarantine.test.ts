@@ -82,7 +82,7 @@ describe("restart quarantine", () => {
       (refused as Error).message,
     );
     expect(named?.[1]).toBe(address);
-    expect(Date.parse(named![2]!)).toBeCloseTo(state.quarantinedUntil!, -1); // within 5 ms
+    expect(Math.abs(Date.parse(named![2]!) - state.quarantinedUntil!)).toBeLessThanOrEqual(5);
     const vote = (await (refused as ExecutionError).attempts[0]!).nodes[2]!;
     expect(vote.error).toBeInstanceOf(NodeQuarantinedError);
     expect((vote.error as NodeQuarantinedError).quarantinedUntil).toBeCloseTo(
@@ -108,8 +108,10 @@ describe("restart quarantine", () => {
   it("quarantines a node restarted just before a whole second for the full window (uptime_in_seconds counts second ticks)", async () => {
     const { clients, redlock } = await ready(quarantineMs);
     let ticksCrossed = 0;
-    for (let tries = 0; tries < 6 && ticksCrossed === 0; tries += 1) {
-      await sleep(1_000 - (Date.now() % 1_000) - 40); // the new process starts just before the second ticks over
+    for (let tries = 0; tries < 8 && ticksCrossed === 0; tries += 1) {
+      // Start the new process just before the second ticks over; earlier on each try, for a slow machine.
+      const leadMs = 40 + 30 * tries;
+      await sleep((2_000 - leadMs - (Date.now() % 1_000)) % 1_000);
       const oldRunId = redlock.nodeStates()[1]!.runId;
       const restartBegan = Date.now();
       await masters().restartEmpty(1);

@@ -3,6 +3,7 @@
  * fault injector, then the checker over everything the workers reported. Runs until both the
  * cycle and fault targets are met (or `maxDurationMs` passes), so a fast machine finishes early.
  */
+import { rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startMasters, type Masters } from "../../scripts/redis-masters";
 import { checkHistory, type CheckReport } from "./checker";
@@ -86,6 +87,7 @@ export async function runTorture(options: TortureOptions): Promise<TortureResult
   } finally {
     await workers?.stop();
     await Promise.all([nodes?.stop(), stores.stop()]);
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -16,7 +16,7 @@ const ttlMs = 1_000;
 
 const options: TortureOptions = {
   workers: long ? 6 : 4,
-  resources: long ? 4 : 3,
+  resources: 4,
   ttlMs,
   // The seed's rule: at least the longest TTL.
   restartQuarantineMs:
@@ -24,7 +24,7 @@ const options: TortureOptions = {
   minCycles: envNumber("TORTURE_CYCLES", long ? 20_000 : 2_000),
   minFaults: envNumber("TORTURE_FAULTS", long ? 500 : 50),
   maxDurationMs: long ? 30 * 60_000 : 120_000,
-  faultIntervalMs: [250, 700],
+  faultIntervalMs: [300, 900],
   seed: envNumber("TORTURE_SEED", Math.floor(Math.random() * 1_000_000)),
 };
 
