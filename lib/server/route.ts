@@ -26,6 +26,6 @@ export function route(handler: (request: Request, console: Console) => Promise<R
 export const methodNotAllowed = route(async (request) => {
   throw new ApiError(
     "method_not_allowed",
-    `${request.method} is not supported here; see docs/http-api.md.`,
+    `${request.method} is not supported here; see the README's HTTP API section.`,
   );
 });
