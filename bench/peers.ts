@@ -6,7 +6,8 @@
 import { Redlock as SesameRedlock } from "@sesamecare-oss/redlock";
 import type { Redis } from "ioredis";
 import NodeRedlock from "redlock";
-import Redlock from "@/lib/redlock";
+import SourceRedlock from "@/lib/redlock";
+import { compileOurs } from "./compile-ours";
 
 export type LibraryName = "ours" | "node-redlock" | "sesamecare";
 
@@ -64,9 +65,22 @@ const withoutUndefined = (settings: CommonSettings) =>
     Object.entries(settings).filter(([, value]) => value !== undefined),
   ) as CommonSettings;
 
+let OurRedlock: typeof SourceRedlock = SourceRedlock;
+
+/**
+ * Loads our library as tsc-compiled JavaScript (see compile-ours.ts), or from source through tsx
+ * when BENCH_OURS=tsx. Returns how it was loaded, for the results file.
+ */
+export async function loadOurs(): Promise<"tsc-compiled" | "tsx-source"> {
+  if (process.env.BENCH_OURS === "tsx") return "tsx-source";
+  const compiled = (await import(compileOurs())) as { default: typeof SourceRedlock };
+  OurRedlock = compiled.default;
+  return "tsc-compiled";
+}
+
 const factories: Record<LibraryName, (clients: Redis[], settings: CommonSettings) => RedlockLike> =
   {
-    ours: (clients, settings) => new Redlock(clients, settings),
+    ours: (clients, settings) => new OurRedlock(clients, settings),
     "node-redlock": (clients, settings) => new NodeRedlock(clients, settings),
     sesamecare: (clients, settings) => new SesameRedlock(clients, settings),
   };

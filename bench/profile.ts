@@ -4,7 +4,7 @@
  * Open the .cpuprofile in Chrome DevTools (Performance tab) or read it with `tsx bench/profile-top.ts <file>`.
  */
 import { startMasters } from "../scripts/redis-masters";
-import { LIBRARIES, type LibraryName } from "./peers";
+import { LIBRARIES, loadOurs, type LibraryName } from "./peers";
 import { sequential } from "./scenarios/sequential";
 import { throughput } from "./scenarios/throughput";
 
@@ -12,6 +12,7 @@ const [scenario = "c64", library = "ours"] = process.argv.slice(2);
 if (!LIBRARIES.includes(library as LibraryName))
   throw new Error(`library must be one of ${LIBRARIES.join(", ")}`);
 
+await loadOurs();
 const masters = await startMasters({ count: 5, dataDir: `.data/bench-profile/${process.pid}` });
 try {
   const match = /^c(\d+)(-autopipe)?$/.exec(scenario);

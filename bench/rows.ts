@@ -38,7 +38,16 @@ const SHOWN: ReadonlyArray<[string, MetricSpec[]]> = [
     ],
   ],
   ["snapshot 50 pollers", [lower("commandsPerS1"), lower("commandsPerSMany"), lower("loadRatio")]],
-  ["snapshot", [lower("snapshotMs"), lower("commandsSent"), lower("commandsExecuted")]],
+  [
+    "snapshot",
+    [
+      lower("snapshotMs"),
+      lower("commandsSent"),
+      lower("commandsExecuted"),
+      higher("locksSeenPct"),
+      lower("unreachableNodes"),
+    ],
+  ],
 ];
 
 export function buildRows(medians: Medians): Row[] {

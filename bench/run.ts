@@ -3,20 +3,41 @@
  * masters (started here on free ports), then the console snapshot. Prints a table, writes
  * bench/results/latest.json. BENCH_QUICK=1 for a short smoke run.
  */
+import { spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
+import type { Redis } from "ioredis";
 import { startMasters } from "../scripts/redis-masters";
 import { closeClients, openClients } from "./clients";
 import { plan } from "./config";
 import { redisVersion } from "./redis-info";
 import { formatTable, machineInfo, writeResults } from "./report";
+import { loadOurs } from "./peers";
 import { buildRows } from "./rows";
 import { consoleSnapshot } from "./scenarios/snapshot";
 import { runLockRounds, runPausedNode } from "./suite";
+
+/** The commit of lib/redlock measured, with "+dirty" when it has uncommitted changes. */
+function oursCommit(): string {
+  const git = (args: string[]) => spawnSync("git", args, { encoding: "utf8" }).stdout?.trim() ?? "";
+  const dirty = git(["status", "--porcelain", "--", "lib/redlock"]).length > 0;
+  return `${git(["rev-parse", "--short", "HEAD"]) || "unknown"}${dirty ? "+dirty" : ""}`;
+}
+
+/** The console scenarios depend on lib/server; if they break, the library figures still count. */
+async function consoleSnapshotOrError(urls: string[], admins: Redis[]) {
+  try {
+    return await consoleSnapshot(urls, admins);
+  } catch (error) {
+    console.error("[bench] console snapshot scenarios failed:", error);
+    return {};
+  }
+}
 
 const RESULTS_FILE = new URL("./results/latest.json", import.meta.url).pathname;
 
 async function main(): Promise<void> {
   const startedMs = performance.now();
+  const oursLoadedAs = await loadOurs();
   const masters = await startMasters({ count: 5, dataDir: `.data/bench/${process.pid}` });
   const admins = await openClients(masters.urls);
   try {
@@ -25,20 +46,22 @@ async function main(): Promise<void> {
       ? await runLockRounds(masters.urls, admins)
       : { medians: {}, rounds: {} };
     const paused = sections.paused ? await runPausedNode(masters) : { medians: {}, samples: {} };
-    const snapshot = sections.snapshot ? await consoleSnapshot(masters.urls, admins) : {};
+    const snapshot = sections.snapshot ? await consoleSnapshotOrError(masters.urls, admins) : {};
     const medians = { ...lockRounds.medians, ...paused.medians, ...snapshot };
     const rows = buildRows(medians);
     const durationS = (performance.now() - startedMs) / 1000;
     const machine = machineInfo(await redisVersion(admins[0]!));
     process.stdout.write(`\n${formatTable(rows)}\n\n`);
     process.stdout.write(
-      `machine: ${machine.cpuModel}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}; ${Math.round(durationS)} s${plan.quick ? " (BENCH_QUICK)" : ""}\n`,
+      `machine: ${machine.cpuModel}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}; ours ${oursLoadedAs}; ${Math.round(durationS)} s${plan.quick ? " (BENCH_QUICK)" : ""}\n`,
     );
     writeResults(RESULTS_FILE, {
       generatedAt: new Date().toISOString(),
       quick: plan.quick,
       durationS,
       machine,
+      oursLoadedAs,
+      oursCommit: oursCommit(),
       plan,
       rows,
       medians,

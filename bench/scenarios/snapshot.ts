@@ -47,8 +47,9 @@ function countSent(clients: readonly Redis[]): () => number {
 }
 
 /**
- * Median time of a fresh (uncached) snapshot, the commands the console sent for it, and the
- * commands Redis executed for it (INFO commandstats, which also counts calls made inside scripts).
+ * Median time of a fresh (uncached) snapshot, the commands the console sent for it, the commands
+ * Redis executed for it (INFO commandstats, which also counts calls made inside scripts), and
+ * whether it saw every lock (worst round).
  */
 async function measureSnapshots(
   urls: readonly string[],
@@ -59,6 +60,8 @@ async function measureSnapshots(
   const timesMs: number[] = [];
   const executed: number[] = [];
   const sent: number[] = [];
+  const seen: number[] = [];
+  const unreachable: number[] = [];
   const sentSoFar = countSent(consoleServer.registry.nodes.map((node) => node.client));
   try {
     await consoleServer.snapshot(); // connects the clients; not counted
@@ -70,8 +73,9 @@ async function measureSnapshots(
       timesMs.push(performance.now() - startMs);
       sent.push(sentSoFar() - sentBefore);
       executed.push((await commandsExecuted(admins)) - before);
-      if (snapshot.counts.held !== lockCount)
-        throw new Error(`snapshot saw ${snapshot.counts.held} held locks, expected ${lockCount}`);
+      // A node that misses the console's per-command timeout drops out of the snapshot: report it.
+      seen.push(snapshot.counts.held);
+      unreachable.push(snapshot.unreachableNodes.length);
     }
   } finally {
     await consoleServer.close();
@@ -80,6 +84,8 @@ async function measureSnapshots(
     snapshotMs: median(timesMs),
     commandsSent: median(sent),
     commandsExecuted: median(executed),
+    locksSeenPct: (100 * Math.min(...seen)) / lockCount,
+    unreachableNodes: Math.max(...unreachable),
   };
 }
 
