@@ -4,7 +4,7 @@
  * BENCH_ROUNDS overrides the number of rounds.
  */
 const quick = process.env.BENCH_QUICK === "1";
-const pauseS = Number(process.env.BENCH_PAUSE_S ?? (quick ? 5 : 30));
+const pauseS = Number(process.env.BENCH_PAUSE_S ?? (quick ? 4 : 30));
 /** BENCH_DURATION_MS stretches the sequential and throughput windows, e.g. for a longer CPU profile. */
 const loopMs = (defaultMs: number) => Number(process.env.BENCH_DURATION_MS ?? defaultMs);
 
@@ -22,16 +22,16 @@ export const plan = {
   rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3)),
   /** Lock TTL of every scenario, ms (long enough never to expire mid-operation). */
   ttlMs: 10_000,
-  sequential: { warmupMs: quick ? 300 : 500, durationMs: loopMs(quick ? 1_000 : 2_500) },
+  sequential: { warmupMs: quick ? 200 : 500, durationMs: loopMs(quick ? 800 : 2_500) },
   throughput: {
     concurrencies: [16, 64],
-    warmupMs: quick ? 300 : 500,
-    durationMs: loopMs(quick ? 1_000 : 2_000),
+    warmupMs: quick ? 200 : 500,
+    durationMs: loopMs(quick ? 800 : 2_000),
   },
   contended: {
     contenders: 16,
-    warmupMs: quick ? 300 : 500,
-    durationMs: quick ? 1_500 : 4_000,
+    warmupMs: quick ? 200 : 500,
+    durationMs: quick ? 1_200 : 4_000,
     /** Short TTL: a contender's stray keys on a minority of nodes block the others until they expire. */
     ttlMs: 1_000,
     holdMs: 1,
@@ -40,7 +40,7 @@ export const plan = {
   },
   paused: {
     workers: 8,
-    healthyMs: quick ? 2_000 : 5_000,
+    healthyMs: quick ? 1_500 : 5_000,
     pausedMs: pauseS * 1_000,
     sampleEveryMs: quick ? 500 : 1_000,
   },
@@ -50,6 +50,6 @@ export const plan = {
     rounds: quick ? 2 : 3,
     pollers: 50,
     /** How long 1 poller, then 50, poll the shared snapshot (each every 200 ms). */
-    pollWindowMs: quick ? 2_500 : 5_000,
+    pollWindowMs: quick ? 2_000 : 5_000,
   },
 } as const;
