@@ -4,6 +4,7 @@
  * bench/results/latest.json. BENCH_QUICK=1 for a short smoke run.
  */
 import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import type { Redis } from "ioredis";
 import { startMasters } from "../scripts/redis-masters";
@@ -38,7 +39,8 @@ const RESULTS_FILE = new URL("./results/latest.json", import.meta.url).pathname;
 async function main(): Promise<void> {
   const startedMs = performance.now();
   const oursLoadedAs = await loadOurs();
-  const masters = await startMasters({ count: 5, dataDir: `.data/bench/${process.pid}` });
+  const dataDir = `.data/bench/${process.pid}`;
+  const masters = await startMasters({ count: 5, dataDir });
   const admins = await openClients(masters.urls);
   try {
     const { sections } = plan;
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
   } finally {
     closeClients(admins);
     await masters.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
