@@ -16,6 +16,8 @@ export interface Core {
     readonly fence: Script;
   };
   emitOperation(event: OperationEvent): void;
+  /** False when nobody listens to "operation" or "error": the event need not be built. */
+  wantsEvents(): boolean;
 }
 
 export const retryFailedMessage =
@@ -58,6 +60,7 @@ export async function withRetries<T>(
   const attempts: Promise<ExecutionStats>[] = [];
   let last: Attempt | undefined;
   const report = (outcome: OperationEvent["outcome"]) => {
+    if (!core.wantsEvents()) return;
     const latencyMs = performance.now() - startMono;
     const count = attempts.length;
     void last?.stats.then((stats) =>

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { NodeUnavailableError } from "./errors";
+import { evalScript, isNoScript, sendBatch, type QueuedCommand } from "./batch";
 import { RestartWatch } from "./restart-watch";
 import type { Client } from "./types";
 
@@ -13,22 +14,11 @@ export const script = (body: string): Script => ({
   sha: createHash("sha1").update(body).digest("hex"),
 });
 
-interface Command {
-  readonly target: Script;
-  readonly keys: readonly string[];
-  readonly args: readonly (string | number)[];
-}
-
-interface PendingCommand extends Command {
-  resolve(reply: unknown): void;
-  reject(error: unknown): void;
-}
+/** Most operations one batch script call carries. */
+const MAX_BATCH = 256;
 
 /** Connection states in which ioredis sends (or briefly queues until connected) a command. */
 const SENDABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
-
-const isNoScript = (error: unknown) =>
-  error instanceof Error && error.message.startsWith("NOSCRIPT");
 
 export function describeClient(client: Client): string {
   const options = (client as { options?: { host?: string; port?: number; path?: string } }).options;
@@ -44,7 +34,7 @@ export class RedlockNode {
   readonly address: string;
   readonly restartWatch: RestartWatch;
   private overdueCount = 0;
-  private batch: PendingCommand[] = [];
+  private batch: QueuedCommand[] = [];
   private readonly batches: boolean;
 
   constructor(
@@ -53,7 +43,7 @@ export class RedlockNode {
     restartQuarantineMs: number | false,
   ) {
     this.address = describeClient(client);
-    // A Cluster routes each key to its own shard, so only single-node clients batch into a pipeline.
+    // A Cluster routes each key to its own shard, so only single-node clients batch into one script call.
     this.batches =
       typeof (client as { pipeline?: unknown }).pipeline === "function" &&
       !(client as { isCluster?: boolean }).isCluster;
@@ -80,8 +70,9 @@ export class RedlockNode {
 
   /**
    * EVALSHA, falling back to EVAL once when the node has not cached the script (after a restart).
-   * Commands issued in the same event-loop turn go out as one pipeline: one socket write instead of
-   * one per command, which is most of the cost under concurrency. Order on the node is preserved.
+   * Commands issued in the same event-loop turn go out as one call of the batch script (batch.ts):
+   * one socket write and one reply instead of one per command, which is most of the cost under
+   * concurrency. Order on the node is preserved.
    */
   evaluate(
     target: Script,
@@ -95,37 +86,28 @@ export class RedlockNode {
     });
   }
 
-  private async evaluateAlone({ target, keys, args }: Command): Promise<unknown> {
+  private async evaluateAlone({
+    target,
+    keys,
+    args,
+  }: Omit<QueuedCommand, "resolve" | "reject">): Promise<unknown> {
     try {
-      return await this.client.evalsha(target.sha, keys.length, ...keys, ...args);
+      return await evalScript(this.client, "evalsha", target.sha, keys, args);
     } catch (error) {
       if (!isNoScript(error)) throw error;
-      return this.client.eval(target.body, keys.length, ...keys, ...args);
+      return evalScript(this.client, "eval", target.body, keys, args);
     }
   }
 
   private flush(): void {
     const batch = this.batch;
     this.batch = [];
-    if (batch.length === 1) {
-      const [only] = batch as [PendingCommand];
-      this.evaluateAlone(only).then(only.resolve, only.reject);
-      return;
+    // Bounded so one script call never holds a node for long (~1 µs per operation).
+    for (let start = 0; start < batch.length; start += MAX_BATCH) {
+      const part = batch.slice(start, start + MAX_BATCH);
+      if (part.length > 1 && sendBatch(this.client, part)) continue;
+      for (const command of part) this.evaluateAlone(command).then(command.resolve, command.reject);
     }
-    const pipeline = this.client.pipeline();
-    for (const { target, keys, args } of batch)
-      pipeline.evalsha(target.sha, keys.length, ...keys, ...args);
-    pipeline.exec().then(
-      (results) =>
-        batch.forEach((command, index) => {
-          const [error, reply] = results?.[index] ?? [new Error("Pipeline returned no result.")];
-          if (!error) command.resolve(reply);
-          else if (isNoScript(error))
-            this.evaluateAlone(command).then(command.resolve, command.reject);
-          else command.reject(error);
-        }),
-      (error: unknown) => batch.forEach((command) => command.reject(error)),
-    );
   }
 
   /** Called when `pending` outlived its deadline: counts it as overdue until it settles. */

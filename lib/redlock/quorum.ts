@@ -138,6 +138,9 @@ function sendToNode(
     (request.gateRestarts ? node.restartWatch.quarantineError(node.address) : undefined);
   if (refusal) return record(index, { vote: "against", error: refusal });
   const evaluate = () => {
+    // Without quarantine there is no gate to bypass: skip the extra promise per command.
+    if (!request.gateRestarts || !node.restartWatch.enabled)
+      return node.evaluate(request.script, request.keys, request.args);
     // ioredis re-sends unanswered commands after reconnecting, maybe to a restarted, empty process
     // that the gate never saw (autoResendUnfulfilledCommands): such an answer is no vote.
     const generation = node.restartWatch.connectionGeneration;

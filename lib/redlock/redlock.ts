@@ -44,6 +44,7 @@ export default class Redlock extends EventEmitter {
         release: script(RELEASE_SCRIPT),
         fence: script(FENCE_SCRIPT),
       },
+      wantsEvents: () => this.listenerCount("operation") > 0 || this.listenerCount("error") > 0,
       emitOperation: (event: OperationEvent) => {
         this.emit("operation", event);
         if (this.listenerCount("error") === 0) return;

@@ -41,16 +41,17 @@ export async function release(
     (answer) => answer?.vote === "against" && !(answer.error instanceof ResourceLockedError),
   ).length;
   const outcome = releasedCount > 0 ? "success" : "failure";
-  void attempt.stats.then((stats) =>
-    core.emitOperation({
-      operation: "release",
-      resources,
-      outcome,
-      attempts: 1,
-      latencyMs: performance.now() - startMono,
-      nodes: stats.nodes,
-    }),
-  );
+  if (core.wantsEvents())
+    void attempt.stats.then((stats) =>
+      core.emitOperation({
+        operation: "release",
+        resources,
+        outcome,
+        attempts: 1,
+        latencyMs: performance.now() - startMono,
+        nodes: stats.nodes,
+      }),
+    );
   return {
     attempts: [attempt.stats],
     releasedCount,

@@ -53,7 +53,14 @@ const nonNegative = (name: keyof Settings, value: number) => {
     throw new TypeError(`Setting "${name}" must be a non-negative number, got ${value}.`);
 };
 
+const hasOverride = (overrides: Partial<Settings> & { signal?: unknown }) =>
+  Object.keys(overrides).some(
+    (key) => key !== "signal" && overrides[key as keyof Settings] !== undefined,
+  );
+
 export function resolveSettings(base: Settings, overrides: Partial<Settings> = {}): Settings {
+  // Most calls pass no overrides: reuse the base, validated when it was resolved itself.
+  if (!hasOverride(overrides)) return base;
   const defined = Object.fromEntries(
     Object.entries(overrides).filter(([, value]) => value !== undefined),
   );
@@ -105,7 +112,7 @@ export function assertResources(resources: unknown): asserts resources is string
   if (resources.some((resource) => typeof resource !== "string" || resource.length === 0)) {
     throw new TypeError("Every resource must be a non-empty string.");
   }
-  if (new Set(resources).size !== resources.length)
+  if (resources.length > 1 && new Set(resources).size !== resources.length)
     throw new TypeError("Resources must not repeat.");
 }
 
