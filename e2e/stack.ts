@@ -46,6 +46,8 @@ const env = {
   CONSOLE_READ_ONLY: "false",
   // Probe often so the latency chart has points within a test's time budget.
   CONSOLE_PROBE_INTERVAL_MS: process.env.CONSOLE_PROBE_INTERVAL_MS ?? "1000",
+  // Every audit line at info level would bury the test report; warnings and errors still show.
+  LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
 };
 
 if (buildIsStale()) {
