@@ -23,10 +23,18 @@ export async function describeAttempts(
   }));
 }
 
+/**
+ * A key of another type (a Redisson hash, a list) fails the scripts' GET with WRONGTYPE: the node
+ * answered, and the key is not held with the request's value.
+ */
+const isWrongType = (error: Error | undefined) => error?.message.includes("WRONGTYPE") === true;
+
 /** True when a node refused because the resource is held (as opposed to timing out or erroring). */
 export async function refusedAsHeld(
   attempts: ReadonlyArray<Promise<ExecutionStats>>,
 ): Promise<boolean> {
   const stats = await Promise.all(attempts);
-  return stats.some((attempt) => attempt.nodes.some((vote) => isResourceLockedError(vote.error)));
+  return stats.some((attempt) =>
+    attempt.nodes.some((vote) => isResourceLockedError(vote.error) || isWrongType(vote.error)),
+  );
 }
