@@ -40,12 +40,15 @@ export async function using<T>(
   settings.signal?.addEventListener("abort", onExternalAbort, { once: true });
 
   let timer: NodeJS.Timeout | undefined;
+  // An extension in flight when the routine settles must not re-arm the timer: clearTimeout in
+  // `finally` cannot reach a timer set after it, which would extend a released lock indefinitely.
+  let settled = false;
   const scheduleExtension = () => {
     timer = setTimeout(
       async () => {
         try {
           lock = await lock.extend(durationMs);
-          scheduleExtension();
+          if (!settled) scheduleExtension();
         } catch (error) {
           abort(error instanceof Error ? error : new Error(String(error)));
         }
@@ -57,6 +60,7 @@ export async function using<T>(
   try {
     return await routine(signal);
   } finally {
+    settled = true;
     clearTimeout(timer);
     settings.signal?.removeEventListener("abort", onExternalAbort);
     await lock.release().catch(() => undefined);
