@@ -3,7 +3,7 @@ import "server-only";
  * Typed errors thrown anywhere in the console's server code, and the one place that turns any
  * error into an HTTP response. Unknown errors become a logged 500 whose body reveals nothing.
  */
-import { ERROR_STATUS, type ErrorBody, type ErrorCode } from "@/lib/api";
+import { ERROR_STATUS, isErrorCode, type ErrorBody, type ErrorCode } from "@/lib/api";
 import { logger } from "./logger";
 
 export class ApiError extends Error {
@@ -29,7 +29,7 @@ export class ApiError extends Error {
 export function isApiError(error: unknown): error is ApiError {
   if (error instanceof ApiError) return true;
   if (!(error instanceof Error) || error.name !== "ApiError" || !("code" in error)) return false;
-  return typeof error.code === "string" && Object.hasOwn(ERROR_STATUS, error.code);
+  return isErrorCode(error.code);
 }
 
 const NO_STORE = { "cache-control": "no-store" };
