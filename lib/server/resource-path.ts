@@ -51,13 +51,14 @@ export function resourceFromPath(request: Request): Buffer {
     throw new ApiError("invalid_request", "Invalid query: encoding: must be base64 when given");
   }
   const key = encoding === "base64" ? decodeBase64Segment(segment.toString("latin1")) : segment;
-  if (key.length === 0)
-    throw new ApiError("invalid_request", "Invalid path: resource: must not be empty");
+  return assertLockKey(key, "Invalid path: resource");
+}
+
+/** A key given as bytes (path or base64 body field): non-empty, bounded, not an auxiliary key. */
+export function assertLockKey(key: Buffer, where: string): Buffer {
+  if (key.length === 0) throw new ApiError("invalid_request", `${where}: must not be empty`);
   if (key.length > MAX_RESOURCE_BYTES) {
-    throw new ApiError(
-      "invalid_request",
-      `Invalid path: resource: must be at most ${MAX_RESOURCE_BYTES} bytes`,
-    );
+    throw new ApiError("invalid_request", `${where}: must be at most ${MAX_RESOURCE_BYTES} bytes`);
   }
   if (key.subarray(0, RESERVED_PREFIX.length).toString("latin1") === RESERVED_PREFIX) {
     throw new ApiError(

@@ -431,6 +431,18 @@ const cases: Case[] = [
     "invalid_request",
   ],
   [
+    "force-release a base64 key longer than a resource name may be",
+    forceRelease.POST,
+    "/api/locks/force-release",
+    json({
+      resourceBase64: Buffer.alloc(1_100, 0xff).toString("base64"),
+      force: true,
+      reason: "valid reason",
+    }),
+    400,
+    "invalid_request",
+  ],
+  [
     "force-release a reserved key",
     forceRelease.POST,
     "/api/locks/force-release",

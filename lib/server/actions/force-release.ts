@@ -6,9 +6,8 @@ import "server-only";
  * never deleted. With `force: true` it deletes whatever lock each node holds.
  */
 import type { ForceReleaseNodeResult, ForceReleaseRequest } from "@/lib/api";
-import { RESERVED_PREFIX } from "@/lib/api";
-import { ApiError } from "../errors";
 import { withDeadline, type ConsoleNode } from "../node-registry";
+import { assertLockKey } from "../resource-path";
 import { describeKey } from "../snapshot/snapshot";
 import { FORCE_RELEASE_SCRIPT } from "./force-release-lua";
 
@@ -25,22 +24,12 @@ export interface ForceReleaseOutcome {
 }
 
 export function keyOf(request: Pick<ForceReleaseRequest, "resource" | "resourceBase64">): Buffer {
-  const key =
-    request.resource !== undefined
-      ? Buffer.from(request.resource, "utf8")
-      : Buffer.from(request.resourceBase64 ?? "", "base64");
-  if (key.length === 0)
-    throw new ApiError(
-      "invalid_request",
-      "Invalid request body: resourceBase64: must decode to at least one byte",
-    );
-  if (key.subarray(0, RESERVED_PREFIX.length).toString("latin1") === RESERVED_PREFIX) {
-    throw new ApiError(
-      "reserved_resource",
-      `Keys under "${RESERVED_PREFIX}" are auxiliary, never locks.`,
-    );
-  }
-  return key;
+  return request.resource !== undefined
+    ? assertLockKey(Buffer.from(request.resource, "utf8"), "Invalid request body: resource")
+    : assertLockKey(
+        Buffer.from(request.resourceBase64 ?? "", "base64"),
+        "Invalid request body: resourceBase64: decoded",
+      );
 }
 
 async function runOnNode(
