@@ -65,7 +65,8 @@ export const MAX_PAGE_LIMIT = 1000;
 /** Query of `GET /api/locks`. All fields arrive as strings. */
 export const locksQuerySchema = z.object({
   /** Glob (Redis MATCH syntax: * ? [abc] \x) on resource names; applied to the snapshot. */
-  match: z.string().max(1024).optional(),
+  // Matched against every row of a snapshot: a long pattern multiplies that work, so keep it short.
+  match: z.string().max(256).optional(),
   state: lockStateSchema.optional(),
   /** Opaque; from a previous page's nextCursor. */
   cursor: z.string().max(4096).optional(),

@@ -56,8 +56,11 @@ export async function extend(
       if (attempt.won && validity > 0) {
         return { attempt, result: { expiration: startWall + attempt.elapsedMs + validity } };
       }
+      // "Not ours" and Redis refusing the command (e.g. WRONGTYPE) are final answers; timeouts are not.
       const goneCount = attempt.answers.filter(
-        (answer) => answer?.vote === "against" && answer.error instanceof ResourceLockedError,
+        (answer) =>
+          answer?.vote === "against" &&
+          (answer.error instanceof ResourceLockedError || answer.error.name === "ReplyError"),
       ).length;
       return { attempt, retryable: goneCount < majorityGone && target.expiration > Date.now() };
     },

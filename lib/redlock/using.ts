@@ -47,7 +47,8 @@ export async function using<T>(
     timer = setTimeout(
       async () => {
         try {
-          lock = await lock.extend(durationMs);
+          // The caller's settings (nodeTimeout, retries…) apply to extensions too; its signal does not.
+          lock = await redlock.extend(lock, durationMs, { ...settings, signal: undefined });
           if (!settled) scheduleExtension();
         } catch (error) {
           abort(error instanceof Error ? error : new Error(String(error)));

@@ -42,6 +42,17 @@ describe("extend", () => {
     for (const client of clients) expect(await client.get(resource)).toBe(stolen.value);
     await stolen.release();
   });
+
+  it("does not retry an extension that Redis refuses outright (a key of another type)", async () => {
+    const resource = name("wrongtype");
+    await Promise.all(clients.map((client) => client.hset(resource, "holder", "1")));
+    const patient = new Redlock(clients, { retryCount: 5, retryDelay: 200, retryJitter: 0 });
+    const handle = new Lock(patient, [resource], "f".repeat(40), [], Date.now() + 5_000);
+    const startMs = Date.now();
+    await expect(handle.extend(1_000)).rejects.toBeInstanceOf(ExecutionError);
+    expect(Date.now() - startMs).toBeLessThan(150); // one retry would have waited 200 ms
+    await Promise.all(clients.map((client) => client.del(resource)));
+  });
 });
 
 describe("release", () => {

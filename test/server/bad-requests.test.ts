@@ -464,6 +464,14 @@ const cases: Case[] = [
   ["list with limit=100000", locks.GET, "/api/locks?limit=100000", {}, 400, "invalid_request"],
   ["list with an unknown state", locks.GET, "/api/locks?state=stolen", {}, 400, "invalid_request"],
   [
+    "list with a 257-character pattern",
+    locks.GET,
+    `/api/locks?match=${"*a".repeat(128)}b`,
+    {},
+    400,
+    "invalid_request",
+  ],
+  [
     "list with a forged cursor",
     locks.GET,
     "/api/locks?cursor=%21%21%21",
