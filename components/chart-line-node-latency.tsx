@@ -33,7 +33,8 @@ export function ChartLineNodeLatency({ points, nodeIds }: ChartLineNodeLatencyPr
           dataKey={nodeId}
           stroke={NODE_COLOURS[index % NODE_COLOURS.length]}
           strokeWidth={1.5}
-          dot={false}
+          // A lone bucket has no line to draw: show its points instead.
+          dot={points.length < 2 ? { r: 3 } : false}
           isAnimationActive={false}
         />
       ))}
