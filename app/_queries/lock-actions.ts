@@ -15,41 +15,24 @@ import { apiFetch } from "./api-fetch";
 /** Every action changes locks, writes an audit entry and feeds the latency history. */
 function refreshAfterAction(queryClient: QueryClient): Promise<unknown> {
   return Promise.all(
-    [["locks"], ["lock"], ["audit"], ["latency"]].map((queryKey) => queryClient.invalidateQueries({ queryKey })),
+    [["locks"], ["lock"], ["audit"], ["latency"]].map((queryKey) =>
+      queryClient.invalidateQueries({ queryKey }),
+    ),
   );
 }
 
-export function useAcquire() {
+/** A POST action on `path`; on success or failure, what it may have changed is refetched. */
+function useLockAction<Request, Response>(path: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (request: AcquireRequest) => apiFetch<LockGrantResponse>("/api/locks", { method: "POST", body: request }),
+    mutationFn: (request: Request) => apiFetch<Response>(path, { method: "POST", body: request }),
     onSettled: () => refreshAfterAction(queryClient),
   });
 }
 
-export function useExtend() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (request: ExtendRequest) =>
-      apiFetch<LockGrantResponse>("/api/locks/extend", { method: "POST", body: request }),
-    onSettled: () => refreshAfterAction(queryClient),
-  });
-}
-
-export function useRelease() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (request: ReleaseRequest) =>
-      apiFetch<ReleaseResponse>("/api/locks/release", { method: "POST", body: request }),
-    onSettled: () => refreshAfterAction(queryClient),
-  });
-}
-
-export function useForceRelease() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (request: ForceReleaseRequest) =>
-      apiFetch<ForceReleaseResponse>("/api/locks/force-release", { method: "POST", body: request }),
-    onSettled: () => refreshAfterAction(queryClient),
-  });
-}
+export const useAcquire = () => useLockAction<AcquireRequest, LockGrantResponse>("/api/locks");
+export const useExtend = () => useLockAction<ExtendRequest, LockGrantResponse>("/api/locks/extend");
+export const useRelease = () =>
+  useLockAction<ReleaseRequest, ReleaseResponse>("/api/locks/release");
+export const useForceRelease = () =>
+  useLockAction<ForceReleaseRequest, ForceReleaseResponse>("/api/locks/force-release");

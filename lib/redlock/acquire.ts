@@ -22,7 +22,7 @@ const POOL = Buffer.alloc(20 * 204);
 let poolOffset = POOL.length;
 
 /** 20 random bytes as 40 hex chars: unique per attempt, so a late reply can never be mistaken for ours. */
-export const randomValue = () => {
+const randomValue = () => {
   if (poolOffset === POOL.length) {
     randomFillSync(POOL);
     poolOffset = 0;
@@ -112,7 +112,7 @@ async function acquireOnce(
  * acquire, so it can never overtake it. Nodes that answered are awaited (bounded by nodeTimeout), so a
  * retry does not trip over our own keys; a stalled node is cleaned up whenever it answers.
  */
-export async function releaseAttempt(
+async function releaseAttempt(
   core: Core,
   resources: string[],
   value: string,

@@ -20,11 +20,10 @@ export interface Core {
   wantsEvents(): boolean;
 }
 
-export const retryFailedMessage =
-  "The operation was unable to achieve a quorum during its retry window.";
+const retryFailedMessage = "The operation was unable to achieve a quorum during its retry window.";
 
 /** Names the quarantined nodes of the last attempt, so an operator sees why a quorum was missing. */
-export function describeFailure(last: Attempt | undefined): string {
+function describeFailure(last: Attempt | undefined): string {
   const quarantined = (last?.answers ?? []).flatMap((answer) =>
     answer?.vote === "against" && answer.error instanceof NodeQuarantinedError
       ? [answer.error]

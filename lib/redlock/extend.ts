@@ -1,6 +1,6 @@
 import { withRetries, type Core } from "./core";
 import { ExecutionError, ResourceLockedError } from "./errors";
-import { runAttempt, type NodeAnswer } from "./quorum";
+import { quorumSize, runAttempt, type NodeAnswer } from "./quorum";
 import { validityMs, type Settings } from "./settings";
 import type { ExecutionStats } from "./types";
 
@@ -35,7 +35,8 @@ export async function extend(
 ): Promise<{ expiration: number; attempts: Promise<ExecutionStats>[] }> {
   if (target.expiration < Date.now())
     throw new ExecutionError("Cannot extend an already-expired lock.", []);
-  const majorityGone = core.nodes.length - Math.floor(core.nodes.length / 2);
+  // Once this many nodes say the lock is not ours, no majority can extend it: retrying is pointless.
+  const majorityGone = core.nodes.length - quorumSize(core.nodes.length) + 1;
   const { result, attempts } = await withRetries(
     core,
     { operation: "extend", resources: target.resources },

@@ -12,6 +12,7 @@ export {
   isResourceLockedError,
 } from "./errors";
 export { defaultSettings, validityMs } from "./settings";
+export { quorumSize } from "./quorum";
 export { FENCE_PREFIX, fenceKey } from "./lua";
 export type { CallSettings, Settings } from "./settings";
 export type {

@@ -20,7 +20,7 @@ const MAX_BATCH = 256;
 /** Connection states in which ioredis sends (or briefly queues until connected) a command. */
 const SENDABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
 
-export function describeClient(client: Client): string {
+function describeClient(client: Client): string {
   const options = (client as { options?: { host?: string; port?: number; path?: string } }).options;
   if (options?.path) return options.path;
   return options?.host ? `${options.host}:${options.port ?? 6379}` : "cluster";

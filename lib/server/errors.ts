@@ -42,7 +42,7 @@ export function jsonResponse(
   return Response.json(body, { status, headers: { ...NO_STORE, ...headers } });
 }
 
-export function errorResponse(
+function errorResponse(
   code: ErrorCode,
   message: string,
   details?: unknown,

@@ -5,6 +5,7 @@ import "server-only";
  * Addresses shown or logged never carry the URL's password.
  */
 import { Redis } from "ioredis";
+import { quorumSize } from "@/lib/redlock";
 import type { ConsoleConfig } from "./config";
 import { logger, redactText, redactUrl } from "./logger";
 
@@ -66,7 +67,7 @@ export function createNodeRegistry(config: ConsoleConfig): NodeRegistry {
   });
   return {
     nodes,
-    quorumSize: Math.floor(nodes.length / 2) + 1,
+    quorumSize: quorumSize(nodes.length),
     close: async () => {
       await Promise.all(
         nodes.map((node) => node.client.quit().catch(() => node.client.disconnect())),

@@ -10,7 +10,7 @@ import { ApiError } from "./errors";
 
 const PREFIX = "/api/locks/";
 
-export function percentDecodeBytes(text: string): Buffer {
+function percentDecodeBytes(text: string): Buffer {
   const bytes: number[] = [];
   for (let index = 0; index < text.length; index += 1) {
     if (text[index] === "%") {

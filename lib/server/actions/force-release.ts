@@ -23,7 +23,7 @@ export interface ForceReleaseOutcome {
   readonly silentNodeIds: ReadonlySet<string>;
 }
 
-export function keyOf(request: Pick<ForceReleaseRequest, "resource" | "resourceBase64">): Buffer {
+function keyOf(request: Pick<ForceReleaseRequest, "resource" | "resourceBase64">): Buffer {
   return request.resource !== undefined
     ? assertLockKey(Buffer.from(request.resource, "utf8"), "Invalid request body: resource")
     : assertLockKey(

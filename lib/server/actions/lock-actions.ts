@@ -70,7 +70,6 @@ async function failure(
 }
 
 export async function acquireLock(deps: ActionDeps, request: AcquireRequest): Promise<LockGrant> {
-  assertNotReserved(request.resources);
   const startMs = performance.now();
   try {
     const lock = await deps.redlock.acquire([...request.resources], request.ttlMs, {
@@ -90,7 +89,6 @@ export async function acquireLock(deps: ActionDeps, request: AcquireRequest): Pr
 }
 
 export async function extendLock(deps: ActionDeps, request: ExtendRequest): Promise<LockGrant> {
-  assertNotReserved(request.resources);
   const startMs = performance.now();
   // A handle for a lock known only by its value; the nodes decide whether that value still holds it.
   const handle = new Lock(
@@ -118,7 +116,6 @@ export async function releaseLock(
   deps: ActionDeps,
   request: ReleaseRequest,
 ): Promise<Omit<ReleaseResponse, "serverTime">> {
-  assertNotReserved(request.resources);
   const startMs = performance.now();
   const handle = new Lock(deps.redlock, [...request.resources], request.value, [], Date.now());
   const result = await deps.redlock.release(handle);

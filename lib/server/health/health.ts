@@ -1,7 +1,7 @@
 import "server-only";
 /** `/api/nodes` and `/api/health`: every node probed in parallel, each bounded by the node timeout. */
 import type { HealthResponse, NodeInfo, NodesResponse } from "@/lib/api";
-import type Redlock from "@/lib/redlock";
+import { quorumSize, type default as Redlock } from "@/lib/redlock";
 import type { ConsoleConfig } from "../config";
 import { redactText } from "../logger";
 import type { ConsoleNode } from "../node-registry";
@@ -90,7 +90,7 @@ export async function readNodes(
   );
   return {
     serverTime: Date.now(),
-    quorumSize: Math.floor(nodes.length / 2) + 1,
+    quorumSize: quorumSize(nodes.length),
     restartQuarantineMs: config.restartQuarantineMs,
     nodes: infos,
   };

@@ -15,7 +15,7 @@ export interface RawNodeInfo {
   readonly appendfsync: string | null;
 }
 
-export function parseInfo(text: string): Record<string, string> {
+function parseInfo(text: string): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const line of text.split(/\r?\n/)) {
     const colon = line.indexOf(":");

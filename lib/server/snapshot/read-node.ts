@@ -57,7 +57,7 @@ export interface NodeScan {
 }
 
 /** Every matching key of one node, at most `maxKeys`. */
-export async function scanKeys(
+async function scanKeys(
   client: Redis,
   patterns: readonly string[],
   maxKeys: number,
@@ -83,7 +83,7 @@ export async function scanKeys(
  * per key: ioredis spends ~10 µs of JavaScript per command, so at 10,000 keys on five nodes the
  * per-key pipeline cost more than Redis itself; a chunk's script runs well under a millisecond.
  */
-export async function readKeys(
+async function readKeys(
   client: Redis,
   keys: readonly Buffer[],
 ): Promise<Map<string, NodeKeyState>> {

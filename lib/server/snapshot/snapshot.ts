@@ -63,7 +63,7 @@ export function foldNodes(
   return rows.sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
 }
 
-export function countStates(rows: readonly SnapshotRow[]): LockCounts {
+function countStates(rows: readonly SnapshotRow[]): LockCounts {
   const counts: LockCounts = { held: 0, partial: 0, conflict: 0 };
   for (const { row } of rows) counts[row.state] += 1;
   return counts;
