@@ -4,7 +4,7 @@ import nextVitals from "eslint-config-next/core-web-vitals";
 
 export default tseslint.config(
   {
-    ignores: [".next/**", "node_modules/**", ".data/**", "test-results/**", "playwright-report/**", "next-env.d.ts"],
+    ignores: [".next/**", "node_modules/**", ".data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "lib/redlock/dist/**"],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

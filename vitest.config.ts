@@ -2,7 +2,13 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  resolve: {
+    alias: {
+      "@": path.resolve(import.meta.dirname),
+      // Tests run on the library's source, not on its build.
+      "@redlock-console/redlock": path.resolve(import.meta.dirname, "lib/redlock/index.ts"),
+    },
+  },
   test: {
     include: ["lib/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],

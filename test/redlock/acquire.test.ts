@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { ExecutionError, ResourceLockedError, type OperationEvent } from "@/lib/redlock";
+import Redlock, { ExecutionError, ResourceLockedError, type OperationEvent } from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls } from "../cluster";
 
 let clients: Redis[];

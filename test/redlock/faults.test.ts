@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { ExecutionError, NodeTimeoutError, NodeUnavailableError } from "@/lib/redlock";
+import Redlock, { ExecutionError, NodeTimeoutError, NodeUnavailableError } from "@redlock-console/redlock";
 import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
 
 // These tests pause real redis-server processes (SIGSTOP), so they use masters of their own.

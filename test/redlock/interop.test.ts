@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import NodeRedlock from "redlock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { ResourceLockedError } from "@/lib/redlock";
+import Redlock, { ResourceLockedError } from "@redlock-console/redlock";
 import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
 
 // Side by side with node-redlock on the same masters; a node is paused mid-run, so masters are private.

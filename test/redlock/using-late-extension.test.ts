@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { type OperationEvent } from "@/lib/redlock";
+import Redlock, { type OperationEvent } from "@redlock-console/redlock";
 import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
 
 const cluster = usePrivateMasters(3);

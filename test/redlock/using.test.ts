@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { ExecutionError, type RedlockAbortSignal } from "@/lib/redlock";
+import Redlock, { ExecutionError, type RedlockAbortSignal } from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls, sleep } from "../cluster";
 
 let clients: Redis[];
