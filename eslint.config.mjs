@@ -15,6 +15,12 @@ export default tseslint.config(
     },
   },
   {
+    // Programs run by a consumer project in the package test: plain Node, CommonJS allowed.
+    files: ["test/package/fixtures/**"],
+    languageOptions: { globals: { require: "readonly", module: "readonly", process: "readonly", console: "readonly", setTimeout: "readonly" } },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+  {
     // No React outside app/ and components/: `use…` helpers there are not hooks.
     files: ["lib/redlock/**", "lib/server/**", "test/**", "scripts/**", "bench/**", "e2e/**"],
     rules: { "react-hooks/rules-of-hooks": "off" },

@@ -17,6 +17,8 @@ export { FENCE_PREFIX, fenceKey } from "./lua";
 export type { CallSettings, Settings } from "./settings";
 export type {
   Client,
+  IoredisClient,
+  NodeRedisClient,
   ExecutionResult,
   ExecutionStats,
   NodeState,

@@ -7,7 +7,8 @@ export default defineConfig({
   format: ["esm", "cjs"],
   dts: true,
   clean: true,
-  sourcemap: true,
+  // import.meta.url (used to load the optional OpenTelemetry API) has a CommonJS equivalent.
+  shims: true,
   target: "node18",
   platform: "node",
   tsconfig: "tsconfig.build.json",
