@@ -23,9 +23,17 @@ export const isNodeRedisClient = (client: Client): client is NodeRedisClient =>
   typeof (client as Partial<NodeRedisClient>).sendCommand === "function" &&
   typeof (client as { evalsha?: unknown }).evalsha !== "function";
 
+/** Whether node-redis made this error from a Redis error reply (`ErrorReply` or a subclass). */
+function isErrorReply(error: Error): boolean {
+  for (let proto = Object.getPrototypeOf(error); proto; proto = Object.getPrototypeOf(proto))
+    if ((proto as { constructor?: { name?: string } }).constructor?.name === "ErrorReply")
+      return true;
+  return false;
+}
+
 /** The error ioredis gives a refused command; node-redis's `ErrorReply` is renamed to match. */
 const asReplyError = (error: unknown): unknown => {
-  if (error instanceof Error && error.constructor.name === "ErrorReply") {
+  if (error instanceof Error && isErrorReply(error)) {
     const reply = new Error(error.message, { cause: error });
     reply.name = "ReplyError";
     return reply;
@@ -34,7 +42,8 @@ const asReplyError = (error: unknown): unknown => {
 };
 
 function describeNodeRedis(client: NodeRedisClient): string {
-  const socket = client.options?.socket as { host?: string; port?: number; path?: string } | undefined;
+  const socket = client.options?.socket as
+    { host?: string; port?: number; path?: string } | undefined;
   if (socket?.path) return socket.path;
   if (socket?.host || socket?.port) return `${socket.host ?? "localhost"}:${socket.port ?? 6379}`;
   const url = client.options?.url;

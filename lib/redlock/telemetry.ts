@@ -31,10 +31,7 @@ export function loadTracer(): OtelApi.Tracer | undefined {
 
 /** One acquire, extend or release as a span; ended once every node's vote is known. */
 export interface OperationSpan {
-  succeed(
-    attempts: ReadonlyArray<Promise<ExecutionStats>>,
-    attributes?: OtelApi.Attributes,
-  ): void;
+  succeed(attempts: ReadonlyArray<Promise<ExecutionStats>>, attributes?: OtelApi.Attributes): void;
   fail(error: unknown): void;
 }
 

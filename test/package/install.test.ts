@@ -99,30 +99,34 @@ describe("the packed library", () => {
   it.each([
     { module: "node16", moduleResolution: "node16" },
     { module: "esnext", moduleResolution: "bundler" },
-  ])("compiles a TypeScript consumer with moduleResolution $moduleResolution", async (options) => {
-    copyFileSync(path.join(FIXTURES, "consumer.ts"), path.join(project, "consumer.ts"));
-    const tsc = path.join(REPO, "node_modules/typescript/bin/tsc");
-    await expect(
-      run(
-        process.execPath,
-        [
-          tsc,
-          "--noEmit",
-          "--strict",
-          "--skipLibCheck",
-          "false",
-          "--target",
-          "es2022",
-          "--module",
-          options.module,
-          "--moduleResolution",
-          options.moduleResolution,
-          "--types",
-          "node",
-          "consumer.ts",
-        ],
-        { cwd: project },
-      ),
-    ).resolves.toBeDefined();
-  }, 60_000);
+  ])(
+    "compiles a TypeScript consumer with moduleResolution $moduleResolution",
+    async (options) => {
+      copyFileSync(path.join(FIXTURES, "consumer.ts"), path.join(project, "consumer.ts"));
+      const tsc = path.join(REPO, "node_modules/typescript/bin/tsc");
+      await expect(
+        run(
+          process.execPath,
+          [
+            tsc,
+            "--noEmit",
+            "--strict",
+            "--skipLibCheck",
+            "false",
+            "--target",
+            "es2022",
+            "--module",
+            options.module,
+            "--moduleResolution",
+            options.moduleResolution,
+            "--types",
+            "node",
+            "consumer.ts",
+          ],
+          { cwd: project },
+        ),
+      ).resolves.toBeDefined();
+    },
+    60_000,
+  );
 });
