@@ -54,7 +54,7 @@ function tokenize(glob: string): Token[] {
   return tokens;
 }
 
-/** Distinct characters whose advance masks are kept; a text of many others recomputes them. */
+/** Distinct non-ASCII characters whose advance masks are kept; more are recomputed. */
 const MASK_CACHE_LIMIT = 4_096;
 
 /** A compiled glob: `matches(text)` costs O(text length × ceil(pattern tokens / 32)). */
@@ -66,21 +66,28 @@ export function compileGlob(glob: string): (text: string) => boolean {
   tokens.forEach((token, index) => {
     if (token.star) starMask[index >>> 5]! |= 1 << (index & 31);
   });
-  const acceptWord = tokens.length >>> 5;
-  const acceptBit = 1 << (tokens.length & 31);
-  const advanceMasks = new Map<string, Uint32Array>();
   /** Bit j set: token j is not a star and consumes `char` (state j -> j + 1). */
-  const advanceMask = (char: string) => {
-    let mask = advanceMasks.get(char);
+  const fillAdvanceMask = (char: string, into: Uint32Array, offset: number) => {
+    tokens.forEach((token, index) => {
+      if (!token.star && token.test(char)) into[offset + (index >>> 5)]! |= 1 << (index & 31);
+    });
+  };
+  // ASCII (nearly every key) from one flat table; other characters from a bounded cache.
+  const asciiMasks = new Uint32Array(128 * words);
+  for (let code = 0; code < 128; code += 1)
+    fillAdvanceMask(String.fromCharCode(code), asciiMasks, code * words);
+  const otherMasks = new Map<number, Uint32Array>();
+  const otherMask = (codePoint: number) => {
+    let mask = otherMasks.get(codePoint);
     if (mask) return mask;
     mask = new Uint32Array(words);
-    tokens.forEach((token, index) => {
-      if (!token.star && token.test(char)) mask![index >>> 5]! |= 1 << (index & 31);
-    });
-    if (advanceMasks.size >= MASK_CACHE_LIMIT) advanceMasks.clear();
-    advanceMasks.set(char, mask);
+    fillAdvanceMask(String.fromCodePoint(codePoint), mask, 0);
+    if (otherMasks.size >= MASK_CACHE_LIMIT) otherMasks.clear();
+    otherMasks.set(codePoint, mask);
     return mask;
   };
+  const acceptWord = tokens.length >>> 5;
+  const acceptBit = 1 << (tokens.length & 31);
   const current = new Uint32Array(words);
   /** A star at j also lets j + 1 start (it matched nothing more); stars never follow stars. */
   const closeOverStars = () => {
@@ -95,13 +102,21 @@ export function compileGlob(glob: string): (text: string) => boolean {
     current.fill(0);
     current[0] = 1;
     closeOverStars();
-    for (const char of text) {
-      const advance = advanceMask(char);
+    for (let index = 0; index < text.length; index += 1) {
+      let code = text.charCodeAt(index);
+      let masks = asciiMasks;
+      let offset = code * words;
+      if (code >= 128) {
+        code = text.codePointAt(index)!;
+        if (code > 0xffff) index += 1;
+        masks = otherMask(code);
+        offset = 0;
+      }
       let carry = 0;
       let alive = 0;
       for (let word = 0; word < words; word += 1) {
         const state = current[word]!;
-        const moved = state & advance[word]!;
+        const moved = state & masks[offset + word]!;
         const next = (state & starMask[word]!) | (moved << 1) | carry;
         carry = moved >>> 31;
         current[word] = next;
