@@ -104,7 +104,7 @@ export function compileGlob(glob: string): (text: string) => boolean {
     closeOverStars();
     for (let index = 0; index < text.length; index += 1) {
       let code = text.charCodeAt(index);
-      let masks = asciiMasks;
+      let masks: Uint32Array = asciiMasks;
       let offset = code * words;
       if (code >= 128) {
         code = text.codePointAt(index)!;
