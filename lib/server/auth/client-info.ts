@@ -1,7 +1,7 @@
 /** Who is calling, for audit lines and the per-client limiters. */
 
 /**
- * The header carrying the TCP peer address. instrumentation.ts (peer-address.ts) overwrites it on
+ * The header carrying the TCP peer address. instrumentation.ts (http-server-hooks.ts) overwrites it on
  * every request the Node.js server receives, so a client cannot choose it; Next.js itself offers
  * route handlers only X-Forwarded-For, which it fills with the peer address only when a client sent none.
  */
