@@ -6,6 +6,8 @@ import "server-only";
  * - Stamp each request with its TCP peer address (PEER_ADDRESS_HEADER), replacing any value the
  *   client sent. Route handlers see headers only, and Next.js keeps a client-sent X-Forwarded-For
  *   as is, so without this every limiter keyed by address could be dodged by inventing addresses.
+ * - Answer 405 to TRACE, TRACK and CONNECT: the fetch API refuses to build a Request for them, so
+ *   Next.js fails on them with a bare 500 (and a logged stack) before proxy.ts could answer.
  * - Answer requests Node cannot parse (a 60 KB query string overflows its 16 KB header limit) with
  *   the API's JSON error body instead of Node's bare "431" or "400" line. These never reach Next.js.
  */
@@ -17,6 +19,24 @@ import type { ErrorBody } from "@/lib/api";
 import { PEER_ADDRESS_HEADER } from "./auth/client-info";
 
 const INSTALLED = Symbol.for("redlock-console.http-server-hooks");
+/** Methods the fetch API forbids (new Request throws), so no Next.js code can handle them. */
+const FORBIDDEN_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
+
+function answerMethodNotAllowed(request: IncomingMessage, response: http.ServerResponse): void {
+  const body: ErrorBody = {
+    error: {
+      code: "method_not_allowed",
+      message: `${request.method} is not supported; see the README's HTTP API section.`,
+    },
+  };
+  response.writeHead(405, {
+    "content-type": "application/json",
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    allow: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
+  });
+  response.end(JSON.stringify(body));
+}
 
 /** The raw response for a request Node's parser refused: 431 for oversized headers, else 400. */
 export function parseErrorResponse(errorCode: string | undefined): string {
@@ -53,6 +73,10 @@ export function installHttpServerHooks(): void {
       if (event === "request") {
         const request = args[0] as IncomingMessage;
         request.headers[PEER_ADDRESS_HEADER] = request.socket?.remoteAddress ?? "unknown";
+        if (FORBIDDEN_METHODS.has(request.method ?? "")) {
+          answerMethodNotAllowed(request, args[1] as http.ServerResponse);
+          return true;
+        }
       } else if (event === "clientError") {
         const [error, socket] = args as [NodeJS.ErrnoException, Duplex];
         // Timeouts and resets have no one left to answer; Node closes those sockets itself.

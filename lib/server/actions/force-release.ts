@@ -140,6 +140,10 @@ export async function forceRelease(
     }
   }
   const results = await runAll(request.expectedValue === undefined ? "any" : "expect");
+  // A node that answered needs no marker: only late nodes are asked for theirs later.
+  for (const node of nodes) {
+    if (!silent.has(node.id)) void node.client.del(markerKey).catch(() => undefined);
+  }
   return {
     resource,
     deletedCount: results.filter((result) => result.outcome === "deleted").length,
