@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { memo, type CSSProperties } from "react";
+import { keyParamFor } from "@/lib/api/resource-key";
 import { HolderValue } from "./holder-value";
 import type { LocksTableRow } from "./locks-table";
 import { NodePresence } from "./node-presence";
@@ -7,8 +8,11 @@ import { LockStateBadge } from "./state-badge";
 import { ValidityCountdown } from "./validity-countdown";
 import styles from "./locks-table.module.css";
 
-export function lockHref(resource: string): string {
-  return `/locks/${encodeURIComponent(resource)}`;
+/** A key that is not UTF-8 (or very long) is opened by its bytes: `?key=<base64url>`. */
+export function lockHref(resource: string, resourceBase64?: string): string {
+  const key = keyParamFor(resource, resourceBase64);
+  if (key === undefined) return `/locks/${encodeURIComponent(resource)}`;
+  return `/locks/${encodeURIComponent(resource.slice(0, 64))}?key=${key}`;
 }
 
 interface LockRowViewProps {
@@ -23,7 +27,7 @@ export const LockRowView = memo(function LockRowView({ row, rowIndex, style }: L
   return (
     <div role="row" aria-rowindex={rowIndex} className={styles.row} style={style}>
       <span role="cell" className={styles.resource}>
-        <Link href={lockHref(row.resource)} title={row.resource}>
+        <Link href={lockHref(row.resource, row.resourceBase64)} title={row.resource}>
           {row.resource}
         </Link>
         {row.format === "redisson-hash" && <span className="muted"> (Redisson)</span>}

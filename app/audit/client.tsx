@@ -6,7 +6,7 @@ import { ErrorNotice } from "@/components/error-notice";
 import type { AuditAction } from "@/lib/api/audit";
 import { useAudit } from "../_queries/audit";
 
-const ACTIONS: AuditAction[] = ["acquire", "extend", "release", "force-release", "login", "logout"];
+const ACTIONS: AuditAction[] = ["acquire", "extend", "release", "force-release", "login", "logout", "auth-failure"];
 
 /** The action filter lives in the URL (?action=force-release), so a filtered trail is a link. */
 function useActionParam(): [AuditAction | "", (action: string) => void] {

@@ -8,9 +8,22 @@ import { useLogin, useSession } from "../_queries/session";
 
 const WRONG_TOKEN = { message: "That is not the admin token. Check CONSOLE_ADMIN_TOKEN (npm start prints it in local mode)." };
 
-/** Only same-site paths: a crafted ?next= must not send the operator elsewhere after login. */
+// eslint-disable-next-line no-control-regex -- browsers drop tabs and newlines inside URLs: "/\t/evil" is "//evil"
+const UNSAFE_IN_PATH = /[\\\x00-\x1f\x7f]/;
+
+/**
+ * Only a path of this origin: a crafted ?next= must not send the operator elsewhere after login.
+ * Browsers read "\\" as "/", so "/\\host" would be "//host", another origin; the final check
+ * resolves the path as the browser will and compares origins.
+ */
 function safeNext(next: string | null): string {
-  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
+  if (!next || !next.startsWith("/") || next.startsWith("//") || UNSAFE_IN_PATH.test(next)) return "/";
+  try {
+    const target = new URL(next, window.location.origin);
+    return target.origin === window.location.origin ? `${target.pathname}${target.search}${target.hash}` : "/";
+  } catch {
+    return "/";
+  }
 }
 
 export function LoginClient() {
@@ -18,11 +31,11 @@ export function LoginClient() {
   const login = useLogin();
   const { data: session } = useSession();
   const router = useRouter();
-  const next = safeNext(useSearchParams().get("next"));
+  const next = useSearchParams().get("next");
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    login.mutate({ token }, { onSuccess: () => router.push(next) });
+    login.mutate({ token }, { onSuccess: () => router.push(safeNext(next)) });
   };
   return (
     <div className="card stack" style={{ maxWidth: "28rem", margin: "2rem auto" }}>

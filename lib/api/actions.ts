@@ -1,6 +1,7 @@
 /** `POST /api/locks` (acquire), `/extend`, `/release` and `/force-release`. */
 import { z } from "zod";
 import {
+  MAX_RESOURCE_BASE64_LENGTH,
   attemptSchema,
   epochMsSchema,
   lockValueSchema,
@@ -79,7 +80,7 @@ export const MAX_REASON_LENGTH = 500;
 export const forceReleaseRequestSchema = z
   .strictObject({
     resource: resourceNameSchema.optional(),
-    resourceBase64: z.base64().min(1).max(2048).optional(),
+    resourceBase64: z.base64().min(1).max(MAX_RESOURCE_BASE64_LENGTH).optional(),
     expectedValue: lockValueSchema.optional(),
     force: z.boolean().optional(),
     reason: z

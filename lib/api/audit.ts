@@ -17,6 +17,8 @@ export const auditActionSchema = z.enum([
   "force-release",
   "login",
   "logout",
+  /** A wrong admin token (login form or bearer); the first per client per minute, rate-limited. */
+  "auth-failure",
 ]);
 export type AuditAction = z.infer<typeof auditActionSchema>;
 
@@ -25,9 +27,12 @@ export const auditEntrySchema = z.object({
   id: z.string(),
   at: epochMsSchema,
   action: auditActionSchema,
-  /** "token" (bearer) or "session" (browser login), with a short credential fingerprint. */
+  /**
+   * "token" (bearer), "session:<8 chars of the session's random id>" (browser login) or "anonymous".
+   * Never derived from the token itself: this trail is readable by anyone who may read.
+   */
   actor: z.string(),
-  /** Client address as the server saw it (X-Forwarded-For's first hop when present). */
+  /** Client address: the TCP peer, or X-Forwarded-For's last hop with CONSOLE_TRUST_PROXY. */
   clientIp: z.string(),
   userAgent: z.string(),
   resources: z.array(z.string()),

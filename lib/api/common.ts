@@ -7,8 +7,14 @@ import { ERROR_CODES } from "./error-codes";
 
 /** Auxiliary keys of the library (fencing counters, probe, audit stream) live here; never a lock. */
 export const RESERVED_PREFIX = "redlock:";
-/** Longest resource name accepted, in UTF-8 bytes. */
-export const MAX_RESOURCE_BYTES = 1024;
+/**
+ * Longest resource name accepted, in bytes: in bodies, in paths, and as base64. A bound (keys are
+ * read and compared whole), but one that fits a key's base64 in a URL under Node's 16 KB limit.
+ * Longer keys still show in the list; they cannot be opened or acted upon here.
+ */
+export const MAX_RESOURCE_BYTES = 8192;
+/** Longest base64 text of a resource name (MAX_RESOURCE_BYTES bytes, padded). */
+export const MAX_RESOURCE_BASE64_LENGTH = Math.ceil(MAX_RESOURCE_BYTES / 3) * 4;
 /** Most resources in one multi-resource lock. */
 export const MAX_RESOURCES_PER_LOCK = 32;
 /** Shortest TTL accepted: below it, clock drift and round trips eat the whole validity. */

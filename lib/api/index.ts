@@ -7,3 +7,4 @@ export * from "./actions";
 export * from "./latency";
 export * from "./audit";
 export * from "./session";
+export * from "./resource-key";

@@ -28,6 +28,11 @@ export const nodeHolderSchema = z.object({
   reachable: z.boolean(),
   /** The holder's value (a Redisson hash: its holder field); null when absent or unreachable. */
   value: z.string().nullable(),
+  /**
+   * Lists only: the value's full length in characters when `value` was cut to its first
+   * LIST_VALUE_MAX_CHARS (the one-resource read always carries the whole value).
+   */
+  valueLength: z.number().int().optional(),
   /** Time left in ms; -1: the key never expires; null when absent or unreachable. */
   pttlMs: z.number().nullable(),
   format: lockFormatSchema.nullable(),
@@ -44,6 +49,8 @@ export const lockRowSchema = z.object({
   state: lockStateSchema,
   /** The value held on most nodes (ties: the one with the longest validity); null if none. */
   value: z.string().nullable(),
+  /** Lists only: the full length when `value` was cut (see nodeHolderSchema.valueLength). */
+  valueLength: z.number().int().optional(),
   format: lockFormatSchema,
   /** How many nodes hold `value`. */
   quorum: z.number().int(),
@@ -60,6 +67,8 @@ export const lockRowSchema = z.object({
 export type LockRow = z.infer<typeof lockRowSchema>;
 
 export const DEFAULT_PAGE_LIMIT = 100;
+/** Values in `GET /api/locks` rows are cut to this many characters (one 5 MB value must not make every page 10 MB). */
+export const LIST_VALUE_MAX_CHARS = 256;
 export const MAX_PAGE_LIMIT = 1000;
 
 /** Query of `GET /api/locks`. All fields arrive as strings. */

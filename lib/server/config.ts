@@ -35,9 +35,43 @@ const redisUrl = z.string().refine((text) => {
   }
 }, "each entry must be a redis:// or rediss:// URL with a host");
 
+/** Shortest admin token accepted: 32 hex digits carry 128 random bits. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+const MIN_ADMIN_TOKEN_DISTINCT_CHARS = 12;
+const TOKEN_HINT = "generate one with `openssl rand -hex 32`";
+
+/**
+ * The admin token must look random: long, varied characters, at least 128 bits by the size of the
+ * alphabet it uses. The audit trail shows no fingerprint of it, but a short or human-chosen token
+ * still falls to guessing (the limiter slows one client, not a botnet). Only the shape can be
+ * checked: a long passphrase passes, so prefer the generated kind.
+ */
+const adminTokenSchema = z
+  .string()
+  .max(512, "must be at most 512 characters")
+  .superRefine((token, context) => {
+    const distinct = new Set(token).size;
+    const alphabet =
+      (/[a-z]/.test(token) ? 26 : 0) +
+      (/[A-Z]/.test(token) ? 26 : 0) +
+      (/[0-9]/.test(token) ? 10 : 0) +
+      (/[^a-zA-Z0-9]/.test(token) ? 32 : 0);
+    const bits = token.length * Math.log2(Math.max(alphabet, 2));
+    if (
+      token.length < MIN_ADMIN_TOKEN_LENGTH ||
+      distinct < MIN_ADMIN_TOKEN_DISTINCT_CHARS ||
+      bits < 128
+    ) {
+      context.addIssue({
+        code: "custom",
+        message: `is too weak: it must be a random secret of at least ${MIN_ADMIN_TOKEN_LENGTH} characters with at least ${MIN_ADMIN_TOKEN_DISTINCT_CHARS} different ones (this one has ${token.length}, ${distinct} different); ${TOKEN_HINT}`,
+      });
+    }
+  });
+
 const envSchema = z.object({
   REDLOCK_NODES: listVar.pipe(z.array(redisUrl).min(1, "must list at least one redis:// URL")),
-  CONSOLE_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
+  CONSOLE_ADMIN_TOKEN: adminTokenSchema.optional(),
   CONSOLE_READ_ONLY: booleanVar.default(false),
   LOCK_MATCH: listVar
     .pipe(z.array(z.string().max(1024)).min(1, "must list at least one pattern"))
@@ -53,6 +87,7 @@ const envSchema = z.object({
   CONSOLE_CLOCK_SKEW_WARN_MS: integerVar(1, 3_600_000).default(500),
   CONSOLE_ALLOWED_ORIGINS: listVar.pipe(z.array(z.url())).default([]),
   CONSOLE_TRUST_PROXY: booleanVar.default(false),
+  CONSOLE_READ_LIMIT_PER_S: integerVar(1, 100_000).default(20),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -82,8 +117,10 @@ export interface ConsoleConfig {
   readonly clockSkewWarnMs: number;
   /** Origins accepted for state-changing requests besides the console's own. */
   readonly allowedOrigins: readonly string[];
-  /** Take the client address from X-Forwarded-For (only behind a proxy you run). */
+  /** Take the client address from X-Forwarded-For's last hop (only behind a proxy you run). */
   readonly trustProxy: boolean;
+  /** Read requests per second per client address (bursts of ten times that). */
+  readonly readLimitPerS: number;
   readonly logLevel: string;
 }
 
@@ -109,7 +146,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
   const readOnly = booleanVar.safeParse(present.CONSOLE_READ_ONLY ?? "false").data === true;
   if (requireToken && !readOnly && present.CONSOLE_ADMIN_TOKEN === undefined) {
     lines.push(
-      "  CONSOLE_ADMIN_TOKEN: is required unless CONSOLE_READ_ONLY=true (npm start generates one in embedded mode)",
+      `  CONSOLE_ADMIN_TOKEN: is required unless CONSOLE_READ_ONLY=true (npm start generates one in embedded mode; else ${TOKEN_HINT})`,
     );
   }
   if (!result.success || lines.length > 0) {
@@ -132,6 +169,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     clockSkewWarnMs: vars.CONSOLE_CLOCK_SKEW_WARN_MS,
     allowedOrigins: vars.CONSOLE_ALLOWED_ORIGINS.map((origin) => new URL(origin).origin),
     trustProxy: vars.CONSOLE_TRUST_PROXY,
+    readLimitPerS: vars.CONSOLE_READ_LIMIT_PER_S,
     logLevel: vars.LOG_LEVEL,
   };
 }

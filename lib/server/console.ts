@@ -8,8 +8,10 @@ import "server-only";
 import type { NodesResponse } from "@/lib/api";
 import Redlock, { type OperationEvent } from "@redlock-console/redlock";
 import { createAuditTrail, type AuditTrail } from "./audit/audit-trail";
+import { createCredentialFailures, type CredentialFailures } from "./auth/credential-failures";
 import { createGuard, type Guard } from "./auth/guard";
-import { createRateLimiter, type RateLimiter } from "./auth/rate-limit";
+import { createReadLimiter } from "./auth/rate-limit";
+import { createRevocations, type Revocations } from "./auth/revocations";
 import type { ConsoleConfig } from "./config";
 import { readNodes } from "./health/health";
 import { createLatencyHistory, PROBE_PREFIX, type LatencyHistory } from "./latency/latency-history";
@@ -25,7 +27,10 @@ export interface Console {
   readonly registry: NodeRegistry;
   readonly redlock: Redlock;
   readonly guard: Guard;
-  readonly loginLimiter: RateLimiter;
+  /** Wrong logins and bearer tokens: throttled per client, logged, counted, audited. */
+  readonly credentialFailures: CredentialFailures;
+  /** Logged-out sessions, kept on the nodes. */
+  readonly revocations: Revocations;
   readonly metrics: ConsoleMetrics;
   readonly latency: LatencyHistory;
   readonly probe: Probe;
@@ -89,6 +94,14 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     metrics.recordNodes(report);
     return report;
   }, config.snapshotMaxAgeMs);
+  const audit = createAuditTrail(nodes, config.auditMaxLen, nodeDeadlineMs, isHung);
+  const credentialFailures = createCredentialFailures(audit, metrics, config.trustProxy);
+  const revocations = createRevocations(nodes, nodeDeadlineMs, isHung);
+  const reads = createReadLimiter({
+    perSecond: config.readLimitPerS,
+    burst: config.readLimitPerS * 10,
+    maxClients: 10_000,
+  });
   const close = async () => {
     probe.stop();
     await registry.close();
@@ -106,9 +119,10 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
       snapshot,
       close,
     },
-    guard: createGuard(config),
-    loginLimiter: createRateLimiter(),
-    audit: createAuditTrail(nodes, config.auditMaxLen, nodeDeadlineMs, isHung),
+    guard: createGuard(config, { revocations, failures: credentialFailures, reads }),
+    credentialFailures,
+    revocations,
+    audit,
     nodes: nodeReport,
   };
 }

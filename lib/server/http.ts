@@ -33,6 +33,8 @@ export function parseWith<S extends z.ZodType>(
   return result.data;
 }
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Reads at most `maxBytes` of the body; refuses (413) as soon as it grows past that. */
 async function readLimited(request: Request, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
@@ -53,7 +55,12 @@ async function readLimited(request: Request, maxBytes: number): Promise<string> 
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  try {
+    return strictUtf8.decode(Buffer.concat(chunks));
+  } catch {
+    // The default decoder would turn bad bytes into U+FFFD and act on a different key than sent.
+    throw new ApiError("invalid_json", "The body is not valid UTF-8.");
+  }
 }
 
 /** A state-changing request's JSON body, validated by `schema`. */

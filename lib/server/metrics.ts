@@ -18,6 +18,8 @@ export interface ConsoleMetrics {
   recordOperation(event: OperationEvent, source: string): void;
   recordAction(action: string, outcome: string): void;
   recordForceRelease(outcome: string): void;
+  /** A wrong admin credential: `kind` is "login" (the form) or "bearer" (Authorization header). */
+  recordAuthFailure(kind: string): void;
 }
 
 function defineMetrics(registry: Registry) {
@@ -72,6 +74,12 @@ function defineMetrics(registry: Registry) {
       labelNames: ["outcome"],
       registers,
     }),
+    authFailures: new Counter({
+      name: "redlock_console_auth_failures_total",
+      help: "Wrong admin credentials, by kind (login form or bearer token).",
+      labelNames: ["kind"],
+      registers,
+    }),
   };
 }
 
@@ -100,5 +108,6 @@ export function createMetrics(nodes: readonly ConsoleNode[], withDefaults = fals
     },
     recordAction: (action, outcome) => metric.actions.inc({ action, outcome }),
     recordForceRelease: (outcome) => metric.forceReleases.inc({ outcome }),
+    recordAuthFailure: (kind) => metric.authFailures.inc({ kind }),
   };
 }

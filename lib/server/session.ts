@@ -1,13 +1,14 @@
 import "server-only";
 /** Login, logout and "who am I" for the browser session (routes under /api/session). */
 import type { LoginRequest, SessionResponse } from "@/lib/api";
-import { clientIp } from "./auth/client-info";
+import { clientIp, userAgent } from "./auth/client-info";
 import {
   createSessionValue,
   readCookie,
   safeEqual,
   SESSION_COOKIE,
   sessionCookieHeader,
+  sessionLabel,
   verifySessionValue,
   type Principal,
 } from "./auth/credentials";
@@ -30,34 +31,24 @@ function isHttps(request: Request, trustProxy: boolean): boolean {
   return trustProxy && request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
 }
 
-/** Checks the token (rate-limited per client and globally); returns the body and Set-Cookie header. */
+/** Checks the token (rate-limited per client); returns the body and Set-Cookie header. */
 export function login(
   ctx: Console,
   request: Request,
   body: LoginRequest,
 ): { principal: Principal; body: SessionResponse; setCookie: string } {
-  const client = clientIp(request);
-  const waitMs = ctx.loginLimiter.retryAfterMs(client);
-  if (waitMs > 0) {
-    const retryAfterS = Math.ceil(waitMs / 1000);
-    throw new ApiError(
-      "rate_limited",
-      `Too many failed logins: retry in ${retryAfterS} s.`,
-      undefined,
-      { "retry-after": String(retryAfterS) },
-    );
-  }
+  ctx.credentialFailures.assertAllowed(request);
   const adminToken = ctx.config.adminToken;
   if (!adminToken || !safeEqual(body.token, adminToken)) {
-    ctx.loginLimiter.recordFailure(client);
+    ctx.credentialFailures.record(request, "login");
     throw new ApiError("unauthorized", "Wrong admin token.");
   }
-  ctx.loginLimiter.reset(client);
+  ctx.credentialFailures.succeeded(request);
   const session = createSessionValue(adminToken, ctx.config.sessionTtlS);
   const nonce = session.value.split(".")[1] ?? "";
   const principal: Principal = {
     kind: "session",
-    label: `session:${nonce.slice(0, 8)}`,
+    label: sessionLabel(nonce),
     expiresAt: session.expiresAt,
   };
   return {
@@ -71,12 +62,24 @@ export function login(
   };
 }
 
-/** Revokes the request's session (if any) and returns the Set-Cookie header that clears it. */
-export function logout(ctx: Console, request: Request): string {
+/**
+ * Revokes the request's session (if any) on the nodes and returns the Set-Cookie header that
+ * clears it. Refused (503) when no node stored the revocation: the cookie would then still open
+ * the console on another replica or after a restart, and the operator must know.
+ */
+export async function logout(ctx: Console, request: Request): Promise<string> {
   const cookie = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
   const session =
     cookie && ctx.config.adminToken ? verifySessionValue(ctx.config.adminToken, cookie) : null;
-  if (session) ctx.guard.revoke(session.nonce, session.expiresAt);
+  if (session) {
+    const storedOn = await ctx.revocations.revoke(session.nonce, session.expiresAt);
+    if (storedOn.length === 0) {
+      throw new ApiError(
+        "quorum_unavailable",
+        "No Redis node answered, so the logout could not be recorded; this session stays valid on other replicas. Retry when a node is up.",
+      );
+    }
+  }
   return sessionCookieHeader("", 0, isHttps(request, ctx.config.trustProxy));
 }
 
@@ -90,8 +93,8 @@ export async function auditSession(
   await ctx.audit.append({
     action,
     actor: principal?.label ?? "anonymous",
-    clientIp: clientIp(request),
-    userAgent: request.headers.get("user-agent")?.slice(0, 256) ?? "",
+    clientIp: clientIp(request, ctx.config.trustProxy),
+    userAgent: userAgent(request),
     resources: [],
     value: null,
     reason: null,

@@ -1,12 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import * as health from "@/app/api/health/route";
 import * as locks from "@/app/api/locks/route";
 import * as nodesRoute from "@/app/api/nodes/route";
 import * as session from "@/app/api/session/route";
 import type { ErrorBody, SessionResponse } from "@/lib/api";
+import { PEER_ADDRESS_HEADER } from "@/lib/server/auth/client-info";
 import type { ConsoleConfig } from "@/lib/server/config";
+import { createConsole } from "@/lib/server/console";
+import { logout } from "@/lib/server/session";
 import { sharedUrls } from "../cluster";
-import { ADMIN_TOKEN, call, startTestConsole, type TestConsole } from "./helpers";
+import { ADMIN_TOKEN, buildRequest, call, startTestConsole, type TestConsole } from "./helpers";
 
 let tc: TestConsole | undefined;
 const open = (overrides: Partial<ConsoleConfig> = {}) =>
@@ -80,14 +83,14 @@ describe("browser sessions", () => {
 
   it("rate-limits failed logins per client with 429 and Retry-After, even for the right token", async () => {
     open();
-    const client = { "x-forwarded-for": "203.0.113.9" };
-    for (let attempt = 0; attempt < 5; attempt += 1)
+    const client = { [PEER_ADDRESS_HEADER]: "203.0.113.9" };
+    for (let attempt = 0; attempt < 10; attempt += 1)
       expect((await login("wrong-token-guess-000", client)).status).toBe(401);
     const blocked = await login(ADMIN_TOKEN, client);
     expect(blocked.status).toBe(429);
     expect((blocked.body as ErrorBody).error.code).toBe("rate_limited");
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect((await login(ADMIN_TOKEN, { "x-forwarded-for": "198.51.100.1" })).status).toBe(200);
+    expect((await login(ADMIN_TOKEN, { [PEER_ADDRESS_HEADER]: "198.51.100.1" })).status).toBe(200);
   });
 });
 
@@ -126,5 +129,118 @@ describe("read access and read-only mode", () => {
       body: { resources: [`${prefix}ao`], ttlMs: 1_000 },
     });
     expect(response.status).toBe(201);
+  });
+});
+
+describe("hardening of credentials (issue 11)", () => {
+  const peer = (address: string) => ({ [PEER_ADDRESS_HEADER]: address });
+
+  it("throttles wrong bearer tokens per client with 429, on every route, leaving other clients alone", async () => {
+    open();
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      const response = await call(nodesRoute.GET, "/api/nodes", {
+        token: `guess-${attempt}`,
+        headers: peer("203.0.113.20"),
+      });
+      expect(response.status).toBe(401);
+    }
+    for (const [handler, path] of [
+      [nodesRoute.GET, "/api/nodes"],
+      [locks.GET, "/api/locks"],
+    ] as const) {
+      const blocked = await call<ErrorBody>(handler, path, { headers: peer("203.0.113.20") });
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.error.code).toBe("rate_limited");
+      expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+    }
+    expect((await login(ADMIN_TOKEN, peer("203.0.113.20"))).status).toBe(429);
+    expect((await call(nodesRoute.GET, "/api/nodes", { headers: peer("203.0.113.21") })).status).toBe(200);
+  });
+
+  it("never lets anonymous clients lock the admin out: 50 guessing addresses, the admin still logs in", async () => {
+    open();
+    for (let client = 0; client < 50; client += 1) {
+      for (let attempt = 0; attempt < 10; attempt += 1)
+        await login(`wrong-${client}-${attempt}`, peer(`198.51.100.${client}`));
+    }
+    expect((await login(ADMIN_TOKEN, peer("192.0.2.1"))).status).toBe(200);
+  });
+
+  it("ignores X-Forwarded-For unless CONSOLE_TRUST_PROXY: forged hops share the peer's limit", async () => {
+    open();
+    for (let attempt = 0; attempt < 10; attempt += 1)
+      await login("wrong", { ...peer("203.0.113.30"), "x-forwarded-for": `10.9.0.${attempt}` });
+    const forged = await login(ADMIN_TOKEN, { ...peer("203.0.113.30"), "x-forwarded-for": "10.9.9.9" });
+    expect(forged.status).toBe(429);
+    await tc!.close();
+
+    open({ trustProxy: true });
+    // Behind a trusted proxy every request comes from the proxy: its last hop names the client.
+    for (let attempt = 0; attempt < 10; attempt += 1)
+      await login("wrong", { ...peer("10.0.0.1"), "x-forwarded-for": "forged, 203.0.113.31" });
+    expect((await login(ADMIN_TOKEN, { ...peer("10.0.0.1"), "x-forwarded-for": "203.0.113.31" })).status).toBe(429);
+    expect((await login(ADMIN_TOKEN, { ...peer("10.0.0.1"), "x-forwarded-for": "203.0.113.32" })).status).toBe(200);
+  });
+
+  it("labels bearer actions 'token' in the audit trail, with nothing derived from the token", async () => {
+    const { prefix, ctx } = open();
+    const acquired = await call(locks.POST, "/api/locks", {
+      body: { resources: [`${prefix}label`], ttlMs: 1_000 },
+    });
+    expect(acquired.status).toBe(201);
+    const { entries } = await ctx.audit.read(50);
+    const entry = entries.find((item) => item.resources.includes(`${prefix}label`));
+    expect(entry?.actor).toBe("token");
+  });
+
+  it("leaves a log line, a counter and one audit entry per client per minute for wrong credentials", async () => {
+    const { ctx } = open();
+    const client = `203.0.113.${40 + Math.floor(Math.random() * 200)}`;
+    await login("wrong-login", peer(client));
+    await call(nodesRoute.GET, "/api/nodes", { token: "wrong-bearer", headers: peer(client) });
+    await call(nodesRoute.GET, "/api/nodes", { token: "wrong-bearer", headers: peer(client) });
+    const metrics = await ctx.metrics.registry.getSingleMetricAsString("redlock_console_auth_failures_total");
+    expect(metrics).toContain('redlock_console_auth_failures_total{kind="login"} 1');
+    expect(metrics).toContain('redlock_console_auth_failures_total{kind="bearer"} 2');
+    await vi.waitFor(async () => {
+      const { entries } = await ctx.audit.read(200);
+      const mine = entries.filter((entry) => entry.action === "auth-failure" && entry.clientIp === client);
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({ outcome: "failure", actor: "anonymous" });
+    });
+  });
+
+  it("keeps a logout across a console restart and on another replica (revocations on the nodes)", async () => {
+    open();
+    const cookie = cookieOf((await login()).headers.get("set-cookie"));
+    const out = await call(session.DELETE, "/api/session", { method: "DELETE", token: null, cookie });
+    expect(out.status).toBe(200);
+    await tc!.close();
+
+    open(); // a fresh process: nothing of the first console's memory
+    const me = await call<SessionResponse>(session.GET, "/api/session", { token: null, cookie });
+    expect(me.body.authenticated).toBe(false);
+
+    // Logged in on this replica, logged out on another: refused here too.
+    const second = cookieOf((await login()).headers.get("set-cookie"));
+    const replica = createConsole(tc!.ctx.config);
+    try {
+      await logout(replica, buildRequest("/api/session", { method: "DELETE", token: null, cookie: second }));
+    } finally {
+      await replica.close();
+    }
+    const after = await call<SessionResponse>(session.GET, "/api/session", { token: null, cookie: second });
+    expect(after.body.authenticated).toBe(false);
+  });
+
+  it("rate-limits reads per client (429 with Retry-After); health stays open", async () => {
+    open({ readLimitPerS: 1 });
+    const statuses: number[] = [];
+    for (let index = 0; index < 12; index += 1)
+      statuses.push((await call(nodesRoute.GET, "/api/nodes", { headers: peer("203.0.113.50") })).status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(200));
+    expect(statuses.at(-1)).toBe(429);
+    expect((await call(nodesRoute.GET, "/api/nodes", { headers: peer("203.0.113.51") })).status).toBe(200);
+    expect((await call(health.GET, "/api/health", { headers: peer("203.0.113.50") })).status).toBe(200);
   });
 });

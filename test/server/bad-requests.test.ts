@@ -5,6 +5,7 @@
  */
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as unknownApi from "@/app/api/[...path]/route";
 import * as audit from "@/app/api/audit/route";
 import * as health from "@/app/api/health/route";
 import * as latency from "@/app/api/latency/route";
@@ -43,7 +44,58 @@ const held = { resources: ["seed"], value: "a".repeat(40) };
 const forced = { resource: "seed", expectedValue: "a".repeat(40), reason: "valid reason" };
 const big = "x".repeat(10 * 1024);
 
+const notUtf8Body = new Uint8Array(
+  Buffer.concat([
+    Buffer.from('{"resources":["seed'),
+    Buffer.from([0xff]),
+    Buffer.from('"],"ttlMs":1000}'),
+  ]),
+);
+const overBound = "k".repeat(8 * 1024 + 1);
+
 const cases: Case[] = [
+  // Issue 11 (hardening): each of these answered 5xx, HTML, or acted on a different key before.
+  [
+    "acquire with a body that is not valid UTF-8",
+    locks.POST,
+    "/api/locks",
+    { rawBody: notUtf8Body, headers: { "content-type": "application/json" } },
+    400,
+    "invalid_json",
+  ],
+  ["GET an unknown API path", unknownApi.GET, "/api/no-such-route", {}, 404, "not_found"],
+  [
+    "POST an unknown API path",
+    unknownApi.POST,
+    "/api/locks/seed/extend",
+    json(ok),
+    404,
+    "not_found",
+  ],
+  [
+    "read a key over 8 KiB by path",
+    lockRoute.GET,
+    `/api/locks/${overBound}`,
+    {},
+    400,
+    "invalid_request",
+  ],
+  [
+    "force-release a key over 8 KiB by base64",
+    forceRelease.POST,
+    "/api/locks/force-release",
+    json({ resourceBase64: Buffer.from(overBound).toString("base64"), force: true, reason: "too long key" }),
+    400,
+    "invalid_request",
+  ],
+  [
+    "a wrong bearer token on a read",
+    locks.GET,
+    "/api/locks",
+    { token: "wrong-token-1111111111" },
+    401,
+    "unauthorized",
+  ],
   [
     "acquire without resources",
     locks.POST,
@@ -435,7 +487,7 @@ const cases: Case[] = [
     forceRelease.POST,
     "/api/locks/force-release",
     json({
-      resourceBase64: Buffer.alloc(1_100, 0xff).toString("base64"),
+      resourceBase64: Buffer.alloc(8 * 1024 + 1, 0xff).toString("base64"),
       force: true,
       reason: "valid reason",
     }),
@@ -591,15 +643,29 @@ const cases: Case[] = [
   ],
 ];
 
-/** Every key of every node with its serialized value (DUMP), so any write shows up. */
+/**
+ * Every key of every node with its serialized value (DUMP), so any write shows up. The audit
+ * stream only by name: wrong credentials are audited on purpose (rate-limited); every other bad
+ * request leaves it as it was, which the entry ids below check.
+ */
 async function keyspace(): Promise<string[][]> {
   return Promise.all(
     nodes.map(async (node) => {
       const keys = (await node.keys("*")).sort();
       const dumps = await Promise.all(keys.map((key) => node.dumpBuffer(key)));
-      return keys.map((key, index) => `${key}=${dumps[index]?.toString("base64")}`);
+      return keys.map((key, index) =>
+        key === "redlock:audit" ? key : `${key}=${dumps[index]?.toString("base64")}`,
+      );
     }),
   );
+}
+
+/** Actions in the audit stream other than the audited wrong credentials. */
+async function auditedActions(): Promise<string[]> {
+  const entries = await nodes[0]!.xrange("redlock:audit", "-", "+");
+  return entries
+    .map(([, fields]) => fields.join(" "))
+    .filter((text) => !text.includes("auth-failure"));
 }
 
 beforeAll(async () => {
@@ -634,6 +700,7 @@ describe(`${cases.length} bad requests`, () => {
       expect(response.status).toBeLessThan(500);
     }
     expect(await keyspace()).toEqual(baseline);
+    expect(await auditedActions()).toHaveLength(1); // the seed entry only
     expect(baseline[0]!.length).toBe(2);
   });
 });

@@ -3,7 +3,7 @@ import { ConfigError, parseConfig } from "@/lib/server/config";
 
 const valid = {
   REDLOCK_NODES: "redis://127.0.0.1:7001,rediss://user:s3cret@db.example:6380/2",
-  CONSOLE_ADMIN_TOKEN: "x".repeat(16),
+  CONSOLE_ADMIN_TOKEN: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 };
 
 function messageOf(env: Record<string, string>): string {
@@ -79,9 +79,26 @@ describe("console configuration", () => {
   it("never echoes a value, so a password in a bad URL stays out of the message", () => {
     const message = messageOf({
       REDLOCK_NODES: "redis://:hunter2@",
-      CONSOLE_ADMIN_TOKEN: "x".repeat(16),
+      CONSOLE_ADMIN_TOKEN: valid.CONSOLE_ADMIN_TOKEN,
     });
     expect(message).toContain("REDLOCK_NODES[0]");
     expect(message).not.toContain("hunter2");
+  });
+
+  it.each([
+    ["a 27-character human-chosen token", "correcthorsebatterystaple27"],
+    ["a long token of few characters", "abababababababababababababababababab"],
+    ["one character repeated", "x".repeat(64)],
+  ])("refuses %s as the admin token, saying how to generate one", (_name, token) => {
+    const message = messageOf({ ...valid, CONSOLE_ADMIN_TOKEN: token });
+    expect(message).toContain("CONSOLE_ADMIN_TOKEN: is too weak");
+    expect(message).toContain("openssl rand -hex 32");
+    expect(message).not.toContain(token);
+  });
+
+  it("accepts generated tokens: openssl rand -hex 32, and npm start's 24 random bytes in base64url", () => {
+    for (const token of [valid.CONSOLE_ADMIN_TOKEN, "q2V9xk_3LbT0-aPzR8mYc1WnHd5sJfEu"]) {
+      expect(parseConfig({ ...valid, CONSOLE_ADMIN_TOKEN: token }).adminToken).toBe(token);
+    }
   });
 });

@@ -46,7 +46,8 @@ export interface CallOptions {
   readonly method?: string;
   /** A value to JSON-encode, or a raw string body. */
   readonly body?: unknown;
-  readonly rawBody?: string;
+  /** A raw body: text, or bytes (e.g. not valid UTF-8). */
+  readonly rawBody?: string | Uint8Array<ArrayBuffer>;
   readonly headers?: Record<string, string>;
   /** Bearer token; null: none. @default ADMIN_TOKEN */
   readonly token?: string | null;
@@ -65,7 +66,7 @@ export function buildRequest(path: string, options: CallOptions = {}): Request {
   const origin = options.origin === undefined ? (method === "GET" ? null : ORIGIN) : options.origin;
   if (origin !== null) headers.origin = origin;
   if (options.cookie) headers.cookie = options.cookie;
-  let body: string | undefined = options.rawBody;
+  let body: string | Uint8Array<ArrayBuffer> | undefined = options.rawBody;
   if (options.body !== undefined) {
     body = JSON.stringify(options.body);
     headers["content-type"] = "application/json";

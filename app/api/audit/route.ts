@@ -7,7 +7,7 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = route(async (request, ctx) => {
-  ctx.guard.requireRead(request);
+  await ctx.guard.requireRead(request);
   const { limit } = readQuery(request, auditQuerySchema);
   return jsonResponse({ serverTime: Date.now(), ...(await ctx.audit.read(limit)) });
 });

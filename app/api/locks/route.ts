@@ -3,23 +3,23 @@ import { acquireAudited, actorOf } from "@/lib/server/actions/audited";
 import { jsonResponse } from "@/lib/server/errors";
 import { readJsonBody, readQuery } from "@/lib/server/http";
 import { route } from "@/lib/server/route";
-import { pageOf } from "@/lib/server/snapshot/snapshot";
+import { pageOf } from "@/lib/server/snapshot/page";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** The shared snapshot, filtered and paginated. */
 export const GET = route(async (request, ctx) => {
-  ctx.guard.requireRead(request);
+  await ctx.guard.requireRead(request);
   const query = readQuery(request, locksQuerySchema);
-  return jsonResponse(pageOf(await ctx.snapshot(), query));
+  return jsonResponse(await pageOf(await ctx.snapshot(), query));
 });
 
 /** Acquire: 201 with the lock, 409 when held elsewhere. */
 export const POST = route(async (request, ctx) => {
-  const principal = ctx.guard.requireAdmin(request);
+  const principal = await ctx.guard.requireAdmin(request);
   const body = await readJsonBody(request, acquireRequestSchema);
-  const lock = await acquireAudited(ctx, actorOf(request, principal), body);
+  const lock = await acquireAudited(ctx, actorOf(ctx, request, principal), body);
   return jsonResponse({ serverTime: Date.now(), lock }, 201);
 });
 

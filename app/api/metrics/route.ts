@@ -5,7 +5,7 @@ export const dynamic = "force-dynamic";
 
 /** Prometheus text format; refreshes the shared snapshot and node report first (single flight). */
 export const GET = route(async (request, ctx) => {
-  ctx.guard.requireRead(request);
+  await ctx.guard.requireRead(request);
   await Promise.all([ctx.snapshot(), ctx.nodes()]);
   const body = await ctx.metrics.registry.metrics();
   return new Response(body, {

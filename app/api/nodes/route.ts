@@ -5,7 +5,7 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = route(async (request, ctx) => {
-  ctx.guard.requireRead(request);
+  await ctx.guard.requireRead(request);
   return jsonResponse(await ctx.nodes());
 });
 

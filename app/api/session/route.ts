@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 
 /** Who am I: authenticated?, read-only?, may the UI offer actions? */
 export const GET = route(async (request, ctx) =>
-  jsonResponse(sessionBody(ctx, ctx.guard.principalOf(request))),
+  jsonResponse(sessionBody(ctx, await ctx.guard.principalOf(request))),
 );
 
 /** Login with the admin token: sets an HttpOnly, SameSite=Strict session cookie. Rate-limited. */
@@ -24,8 +24,8 @@ export const POST = route(async (request, ctx) => {
 /** Logout: revokes the session and clears the cookie. */
 export const DELETE = route(async (request, ctx) => {
   ctx.guard.requireSameOrigin(request, null);
-  const principal = ctx.guard.principalOf(request);
-  const setCookie = logout(ctx, request);
+  const principal = await ctx.guard.principalOf(request);
+  const setCookie = await logout(ctx, request);
   if (principal?.kind === "session") await auditSession(ctx, request, "logout", principal);
   return jsonResponse(sessionBody(ctx, null), 200, { "set-cookie": setCookie });
 });

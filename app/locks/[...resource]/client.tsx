@@ -72,8 +72,9 @@ function ResourceAudit({ resource }: { resource: string }) {
   );
 }
 
-export function LockDetailClient({ resource }: { resource: string }) {
-  const { data, error } = useLock(resource);
+/** `keyBase64Url`: set when the page was opened by the key's bytes (`?key=`), see resource-key.ts. */
+export function LockDetailClient({ resource, keyBase64Url }: { resource: string; keyBase64Url?: string }) {
+  const { data, error } = useLock(resource, keyBase64Url);
   const nodes = useNodes();
   const lock = data?.lock ?? null;
   const longestPttlMs = Math.max(0, ...(lock?.nodes.map((holder) => holder.pttlMs ?? 0) ?? []));

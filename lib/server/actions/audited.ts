@@ -23,9 +23,9 @@ export interface Actor {
   readonly userAgent: string;
 }
 
-export const actorOf = (request: Request, principal: Principal): Actor => ({
+export const actorOf = (ctx: Console, request: Request, principal: Principal): Actor => ({
   principal,
-  clientIp: clientIp(request),
+  clientIp: clientIp(request, ctx.config.trustProxy),
   userAgent: userAgent(request),
 });
 

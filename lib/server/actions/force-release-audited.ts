@@ -10,6 +10,7 @@ import type { Console } from "../console";
 import { ApiError } from "../errors";
 import type { Actor } from "./audited";
 import { forceRelease, type ForceReleaseOutcome } from "./force-release";
+import { followUpPendingNodes } from "./force-release-follow-up";
 
 function forceReleaseRecord(
   actor: Actor,
@@ -27,7 +28,11 @@ function forceReleaseRecord(
     value: body.expectedValue ?? null,
     reason: body.reason,
     outcome: outcome.valueChanged ? "failure" : "success",
-    detail: outcome.valueChanged ? `value_changed: ${mode}, ${deleted}` : `${mode}: ${deleted}`,
+    detail:
+      (outcome.valueChanged ? `value_changed: ${mode}, ${deleted}` : `${mode}: ${deleted}`) +
+      (outcome.pendingNodeIds.length > 0
+        ? `; no answer in time from ${outcome.pendingNodeIds.join(", ")}: a follow-up entry records what the queued delete did there`
+        : ""),
   };
 }
 
@@ -42,10 +47,11 @@ export async function forceReleaseAudited(
     isHung: ctx.isHung,
   });
   void ctx.probe.runOnce();
-  const entry = await ctx.audit.append(
-    forceReleaseRecord(actor, body, outcome),
-    outcome.silentNodeIds,
-  );
+  const firstRecord = forceReleaseRecord(actor, body, outcome);
+  const entry = await ctx.audit.append(firstRecord, outcome.silentNodeIds);
+  const { outcome: _outcome, detail: _detail, ...followUpRecord } = firstRecord;
+  // In the background: the answer must not wait for a paused node; the audit gets its outcome later.
+  void followUpPendingNodes(ctx, entry.id, outcome, followUpRecord);
   const { deletedCount, valueChanged } = outcome;
   ctx.metrics.recordForceRelease(
     valueChanged ? "value_changed" : deletedCount > 0 ? "deleted" : "absent",

@@ -4,8 +4,11 @@
  * ARGV[2]), "any" (delete whatever lock is there). A string lock's holder is its value; a Redisson
  * hash lock's holder is its sorted holder fields joined by "," (as the snapshot shows it).
  * Returns { outcome, holder }: outcome "deleted" | "match" | "mismatch" | "absent" | "not_a_lock".
+ * KEYS[2] (optional): an outcome marker, set to the outcome for ARGV[3] ms, so that a node which
+ * answers too late can still be asked what this very call did (force-release-follow-up.ts).
  */
 export const FORCE_RELEASE_SCRIPT = `
+local function run()
 local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind == 'none' then return {'absent', ''} end
 local holder
@@ -31,4 +34,8 @@ if matches then
   return {'deleted', holder}
 end
 return {'mismatch', holder}
+end
+local result = run()
+if KEYS[2] then redis.call('SET', KEYS[2], result[1], 'PX', ARGV[3]) end
+return result
 `;

@@ -5,6 +5,7 @@ import "server-only";
  * then it compare-and-deletes per node, so a value that changes between check and delete is still
  * never deleted. With `force: true` it deletes whatever lock each node holds.
  */
+import { randomUUID } from "node:crypto";
 import type { ForceReleaseNodeResult, ForceReleaseRequest } from "@/lib/api";
 import { withDeadline, type ConsoleNode } from "../node-registry";
 import { assertLockKey } from "../resource-path";
@@ -21,7 +22,17 @@ export interface ForceReleaseOutcome {
   readonly valueChanged: boolean;
   /** Nodes that did not answer: the audit line skips them rather than wait again. */
   readonly silentNodeIds: ReadonlySet<string>;
+  /**
+   * Nodes sent the delete that did not answer in time: Redis may still run it when the node
+   * resumes. Their outcome markers (under `markerKey`) tell later what it did.
+   */
+  readonly pendingNodeIds: readonly string[];
+  readonly markerKey: string;
 }
+
+/** Outcome markers outlive the follow-up's window (force-release-follow-up.ts). */
+export const OUTCOME_MARKER_TTL_MS = 15 * 60_000;
+const MARKER_PREFIX = "redlock:console:force-release:";
 
 function keyOf(request: Pick<ForceReleaseRequest, "resource" | "resourceBase64">): Buffer {
   return request.resource !== undefined
@@ -38,13 +49,15 @@ async function runOnNode(
   mode: Mode,
   expected: string,
   deadlineMs: number,
+  markerKey: string,
 ): Promise<{ outcome: string; holder: string | null; latencyMs: number }> {
   const startMs = performance.now();
+  const run =
+    mode === "check"
+      ? node.client.eval(FORCE_RELEASE_SCRIPT, 1, key, mode, expected)
+      : node.client.eval(FORCE_RELEASE_SCRIPT, 2, key, markerKey, mode, expected, OUTCOME_MARKER_TTL_MS);
   try {
-    const reply = (await withDeadline(
-      node.client.eval(FORCE_RELEASE_SCRIPT, 1, key, mode, expected),
-      deadlineMs,
-    )) as [string, string];
+    const reply = (await withDeadline(run, deadlineMs)) as [string, string];
     const [outcome, holder] = reply;
     return {
       outcome,
@@ -93,16 +106,22 @@ export async function forceRelease(
   const expected = request.expectedValue ?? "";
   // A node that failed one phase is not asked again: it could only time out a second time.
   const silent = new Set(nodes.filter(options.isHung).map((node) => node.id));
+  const markerKey = `${MARKER_PREFIX}${randomUUID()}`;
+  const pending: string[] = [];
   const runAll = async (mode: Mode) => {
+    const asked = nodes.filter((node) => !silent.has(node.id));
     const answers = await Promise.all(
       nodes.map((node) =>
         silent.has(node.id)
           ? { outcome: "unreachable", holder: null, latencyMs: 0 }
-          : runOnNode(node, key, mode, expected, options.deadlineMs),
+          : runOnNode(node, key, mode, expected, options.deadlineMs, markerKey),
       ),
     );
     answers.forEach((answer, index) => {
-      if (answer.outcome === "unreachable") silent.add(nodes[index]!.id);
+      if (answer.outcome !== "unreachable") return;
+      const node = nodes[index]!;
+      silent.add(node.id);
+      if (mode !== "check" && asked.includes(node)) pending.push(node.id);
     });
     return nodes.map((node, index) => toResult(node, answers[index]!));
   };
@@ -115,15 +134,23 @@ export async function forceRelease(
         nodes: checks,
         valueChanged: true,
         silentNodeIds: silent,
+        pendingNodeIds: [],
+        markerKey,
       };
     }
   }
   const results = await runAll(request.expectedValue === undefined ? "any" : "expect");
+  // A node that answered needs no marker: only late nodes are asked for theirs later.
+  for (const node of nodes) {
+    if (!silent.has(node.id)) void node.client.del(markerKey).catch(() => undefined);
+  }
   return {
     resource,
     deletedCount: results.filter((result) => result.outcome === "deleted").length,
     nodes: results,
     valueChanged: results.some((result) => result.outcome === "mismatch"),
     silentNodeIds: silent,
+    pendingNodeIds: pending,
+    markerKey,
   };
 }

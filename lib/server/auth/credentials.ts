@@ -1,8 +1,9 @@
 import "server-only";
 /**
  * The admin credential: a bearer token for scripts, and for browsers a session cookie that proves
- * a login without carrying the token. Sessions are stateless HMACs keyed by the token, so several
- * console replicas accept each other's cookies and changing the token logs everyone out.
+ * a login without carrying the token. Sessions are HMACs keyed by the token, so several console
+ * replicas accept each other's cookies and changing the token logs everyone out; logouts are kept
+ * on the Redis nodes (revocations.ts), so they hold on every replica and after restarts.
  * Every comparison is constant-time.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
@@ -11,7 +12,10 @@ export const SESSION_COOKIE = "redlock_console_session";
 
 export interface Principal {
   readonly kind: "token" | "session";
-  /** Short, non-reversible label for audit lines ("token:1a2b3c4d"). */
+  /**
+   * Label for audit lines: "token" for the bearer token, "session:<8 chars of its random nonce>"
+   * for a browser session. Never derived from the token, since audit lines are public.
+   */
   readonly label: string;
   /** Session expiry (epoch ms); null for bearer tokens. */
   readonly expiresAt: number | null;
@@ -24,8 +28,9 @@ export function safeEqual(given: string, expected: string): boolean {
   return timingSafeEqual(sha256(given), sha256(expected));
 }
 
-export function tokenFingerprint(token: string): string {
-  return sha256(`fingerprint:${token}`).toString("hex").slice(0, 8);
+/** A session's audit label: a prefix of its random nonce (which proves nothing without the MAC). */
+export function sessionLabel(nonce: string): string {
+  return `session:${nonce.slice(0, 8)}`;
 }
 
 function sign(adminToken: string, payload: string): string {

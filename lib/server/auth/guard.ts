@@ -3,27 +3,34 @@ import "server-only";
  * Who may do what. Reads: open when CONSOLE_PUBLIC_READ, else a credential. State-changing requests:
  * not in read-only mode, an admin credential, and a same-origin request (CSRF defence: a browser
  * always sends Origin on POST/DELETE, and a bearer token cannot be attached by a foreign page).
+ * Wrong credentials are throttled per client; logouts are checked against the nodes (revocations.ts).
  */
 import type { ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
+import { clientIp } from "./client-info";
+import type { CredentialFailures } from "./credential-failures";
 import {
   readCookie,
   safeEqual,
   SESSION_COOKIE,
-  tokenFingerprint,
+  sessionLabel,
   verifySessionValue,
   type Principal,
 } from "./credentials";
+import type { ReadLimiter } from "./rate-limit";
+import type { Revocations } from "./revocations";
 
 export interface Guard {
-  /** The request's credential; null without one. Throws 401 for a wrong bearer token. */
-  principalOf(request: Request): Principal | null;
-  requireRead(request: Request): Principal | null;
-  requireAdmin(request: Request): Principal;
+  /**
+   * The request's credential; null without one (or with an expired or logged-out cookie).
+   * Throws 401 for a wrong bearer token, 429 while the client is blocked for wrong credentials.
+   */
+  principalOf(request: Request): Promise<Principal | null>;
+  /** Also takes one request from the client's read budget (429 when spent). */
+  requireRead(request: Request): Promise<Principal | null>;
+  requireAdmin(request: Request): Promise<Principal>;
   /** Same-origin check for any state-changing request (login included). */
   requireSameOrigin(request: Request, principal: Principal | null): void;
-  /** Logs a session out before its expiry (this replica; other replicas honour the cookie's expiry). */
-  revoke(nonce: string, expiresAt: number): void;
 }
 
 function ownOrigins(request: Request, trustProxy: boolean): Set<string> {
@@ -65,40 +72,52 @@ export function assertSameOrigin(
   }
 }
 
-function readPrincipal(
-  request: Request,
-  adminToken: string | undefined,
-  revoked: Map<string, number>,
-): Principal | null {
-  const authorization = request.headers.get("authorization");
-  if (authorization !== null) {
-    const token = /^bearer (.+)$/i.exec(authorization.trim())?.[1]?.trim();
-    if (!token || !adminToken || !safeEqual(token, adminToken)) {
-      throw new ApiError(
-        "unauthorized",
-        "The credential is not valid: send 'Authorization: Bearer <admin token>'.",
-      );
-    }
-    return { kind: "token", label: `token:${tokenFingerprint(token)}`, expiresAt: null };
-  }
-  const cookie = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
-  const session = cookie && adminToken ? verifySessionValue(adminToken, cookie) : null;
-  // An expired or logged-out cookie is simply no credential: the browser is then anonymous.
-  if (!session || revoked.has(session.nonce)) return null;
-  return {
-    kind: "session",
-    label: `session:${session.nonce.slice(0, 8)}`,
-    expiresAt: session.expiresAt,
-  };
+export interface GuardDeps {
+  readonly revocations: Revocations;
+  readonly failures: CredentialFailures;
+  readonly reads: ReadLimiter;
 }
 
-export function createGuard(config: ConsoleConfig): Guard {
-  const revoked = new Map<string, number>();
-  const principalOf = (request: Request) => readPrincipal(request, config.adminToken, revoked);
+export function createGuard(config: ConsoleConfig, deps: GuardDeps): Guard {
+  const { revocations, failures } = deps;
+  async function principalOf(request: Request): Promise<Principal | null> {
+    const authorization = request.headers.get("authorization");
+    if (authorization !== null) {
+      failures.assertAllowed(request);
+      const token = /^bearer (.+)$/i.exec(authorization.trim())?.[1]?.trim();
+      if (!token || !config.adminToken || !safeEqual(token, config.adminToken)) {
+        failures.record(request, "bearer");
+        throw new ApiError(
+          "unauthorized",
+          "The credential is not valid: send 'Authorization: Bearer <admin token>'.",
+        );
+      }
+      failures.succeeded(request);
+      // No fingerprint of the token: anything computed from the token alone, once published in
+      // the (publicly readable) audit trail, lets anyone test guesses offline.
+      return { kind: "token", label: "token", expiresAt: null };
+    }
+    const cookie = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
+    const session =
+      cookie && config.adminToken ? verifySessionValue(config.adminToken, cookie) : null;
+    // An expired or logged-out cookie is simply no credential: the browser is then anonymous.
+    if (!session || (await revocations.isRevoked(session.nonce))) return null;
+    return { kind: "session", label: sessionLabel(session.nonce), expiresAt: session.expiresAt };
+  }
   return {
     principalOf,
-    requireRead(request) {
-      const principal = principalOf(request);
+    async requireRead(request) {
+      const waitMs = deps.reads.take(clientIp(request, config.trustProxy));
+      if (waitMs > 0) {
+        const retryAfterS = Math.ceil(waitMs / 1000);
+        throw new ApiError(
+          "rate_limited",
+          `Too many reads from this client: retry in ${retryAfterS} s.`,
+          undefined,
+          { "retry-after": String(retryAfterS) },
+        );
+      }
+      const principal = await principalOf(request);
       if (!principal && !config.publicRead) {
         throw new ApiError(
           "unauthorized",
@@ -107,14 +126,14 @@ export function createGuard(config: ConsoleConfig): Guard {
       }
       return principal;
     },
-    requireAdmin(request) {
+    async requireAdmin(request) {
       if (config.readOnly) {
         throw new ApiError(
           "read_only",
           "The console runs read-only (CONSOLE_READ_ONLY): state-changing requests are refused.",
         );
       }
-      const principal = principalOf(request);
+      const principal = await principalOf(request);
       if (!principal) {
         throw new ApiError(
           "unauthorized",
@@ -125,10 +144,5 @@ export function createGuard(config: ConsoleConfig): Guard {
       return principal;
     },
     requireSameOrigin: (request, principal) => assertSameOrigin(request, principal, config),
-    revoke(nonce, expiresAt) {
-      const now = Date.now();
-      for (const [known, until] of revoked) if (until < now) revoked.delete(known);
-      revoked.set(nonce, expiresAt);
-    },
   };
 }

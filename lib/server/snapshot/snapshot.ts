@@ -1,14 +1,11 @@
 import "server-only";
 /**
  * The shared lock snapshot: every node read in parallel, folded per resource, sorted by key bytes,
- * and served to all viewers from one single-flight scan per interval. Pages are cut from it by a
- * cursor that names the last key shown, so paging stays stable while the snapshot refreshes.
+ * and served to all viewers from one single-flight scan per interval (pages are cut in page.ts).
  */
-import type { LockCounts, LockRow, LocksQuery, LocksResponse } from "@/lib/api";
-import { ApiError } from "../errors";
+import type { LockCounts, LockRow } from "@/lib/api";
 import type { ConsoleNode } from "../node-registry";
 import { foldResource, type NodeKeyState } from "./fold";
-import { globMatch } from "./glob";
 import { readNode, type NodeScan } from "./read-node";
 
 export interface SnapshotRow {
@@ -94,44 +91,5 @@ export async function takeSnapshot(
     counts: countStates(rows),
     unreachableNodes: nodes.filter((_, index) => scans[index] === undefined).map((node) => node.id),
     truncated: scans.some((scan) => scan?.truncated === true),
-  };
-}
-
-const encodeCursor = (sortKey: string) => Buffer.from(sortKey, "latin1").toString("base64url");
-
-function decodeCursor(cursor: string): string {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor))
-    throw new ApiError("invalid_request", "cursor: is not a cursor returned by this API");
-  return Buffer.from(cursor, "base64url").toString("latin1");
-}
-
-/** One page of the snapshot after the match/state filters. */
-export function pageOf(snapshot: Snapshot, query: LocksQuery): LocksResponse {
-  const filtered = snapshot.rows.filter(
-    ({ row }) =>
-      (!query.state || row.state === query.state) &&
-      (!query.match || globMatch(query.match, row.resource)),
-  );
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-  let start = 0;
-  if (after !== undefined) {
-    let high = filtered.length;
-    while (start < high) {
-      const middle = (start + high) >> 1;
-      if (filtered[middle]!.sortKey <= after) start = middle + 1;
-      else high = middle;
-    }
-  }
-  const page = filtered.slice(start, start + query.limit);
-  const hasMore = start + query.limit < filtered.length;
-  return {
-    serverTime: snapshot.serverTime,
-    scanMs: snapshot.scanMs,
-    items: page.map(({ row }) => row),
-    nextCursor: hasMore ? encodeCursor(page.at(-1)!.sortKey) : null,
-    total: filtered.length,
-    counts: snapshot.counts,
-    unreachableNodes: snapshot.unreachableNodes,
-    truncated: snapshot.truncated,
   };
 }

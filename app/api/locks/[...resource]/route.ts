@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 
 /** One resource read fresh from every node. The key comes from the raw path (see resource-path.ts). */
 export const GET = route(async (request, ctx) => {
-  ctx.guard.requireRead(request);
+  await ctx.guard.requireRead(request);
   const key = resourceFromPath(request);
   return jsonResponse(await readOneLock(ctx.registry.nodes, key, ctx.registry.quorumSize));
 });

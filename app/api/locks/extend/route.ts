@@ -12,9 +12,9 @@ export { GET } from "../[...resource]/route";
 
 /** Extend by value: 200 with the extended lock, 409 when no longer held on a majority. */
 export const POST = route(async (request, ctx) => {
-  const principal = ctx.guard.requireAdmin(request);
+  const principal = await ctx.guard.requireAdmin(request);
   const body = await readJsonBody(request, extendRequestSchema);
-  const lock = await extendAudited(ctx, actorOf(request, principal), body);
+  const lock = await extendAudited(ctx, actorOf(ctx, request, principal), body);
   return jsonResponse({ serverTime: Date.now(), lock });
 });
 

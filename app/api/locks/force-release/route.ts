@@ -13,9 +13,9 @@ export { GET } from "../[...resource]/route";
 
 /** Admin force-unlock (compare-and-delete, or any value with force: true); always audited. */
 export const POST = route(async (request, ctx) => {
-  const principal = ctx.guard.requireAdmin(request);
+  const principal = await ctx.guard.requireAdmin(request);
   const body = await readJsonBody(request, forceReleaseRequestSchema);
-  return jsonResponse(await forceReleaseAudited(ctx, actorOf(request, principal), body));
+  return jsonResponse(await forceReleaseAudited(ctx, actorOf(ctx, request, principal), body));
 });
 
 export {
