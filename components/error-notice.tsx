@@ -1,8 +1,13 @@
 import Link from "next/link";
+import type { ClientErrorCode } from "@/lib/api";
 
-/** What an operator should read for each API error code; the server's message adds the specifics. */
-const EXPLANATIONS: Record<string, string> = {
-  network: "The console server did not answer. Check that it is running and that this machine can reach it.",
+/**
+ * What an operator should read for each API error code; the server's message adds the specifics.
+ * Keyed by the shared code union, so a new code fails the typecheck until it is explained here.
+ */
+const EXPLANATIONS: Record<ClientErrorCode, string> = {
+  network:
+    "The console server did not answer. Check that it is running and that this machine can reach it.",
   unauthorized: "This needs the admin credential. Log in with the admin token first.",
   read_only: "This console runs read-only (CONSOLE_READ_ONLY): it refuses every change to locks.",
   cross_origin: "The request did not come from this console's own page, so it was refused.",
@@ -15,16 +20,20 @@ const EXPLANATIONS: Record<string, string> = {
   quorum_unavailable:
     "Fewer than a majority of nodes answered, so the outcome cannot be known. Check the node strip for down nodes.",
   rate_limited: "Too many login attempts from this browser. Wait a moment before trying again.",
-  reserved_resource: "Names under the reserved prefix \"redlock:\" are the library's own keys, never locks.",
+  reserved_resource:
+    'Names under the reserved prefix "redlock:" are the library\'s own keys, never locks.',
   invalid_request: "Some of the values entered are not accepted.",
   invalid_json: "The request was malformed.",
   payload_too_large: "The request is too large.",
   not_found: "Nothing was found there.",
+  method_not_allowed: "This address does not accept that kind of request.",
+  unsupported_media_type: "The request must be sent as JSON (Content-Type: application/json).",
+  http_error: "The console answered with an unexpected error.",
   internal: "The console hit an internal error. Its log has the details.",
 };
 
 export interface ErrorLike {
-  code?: string;
+  code?: ClientErrorCode;
   message: string;
 }
 
@@ -41,7 +50,9 @@ export function ErrorNotice({ error, title }: { error: unknown; title?: string }
     <div role="alert" className="notice notice-error">
       {title && <strong>{title}: </strong>}
       {explanation ?? message}
-      {explanation && message && explanation !== message && <div className="error-detail">{message}</div>}
+      {explanation && message && explanation !== message && (
+        <div className="error-detail">{message}</div>
+      )}
       {code === "unauthorized" && (
         <div>
           <Link href="/login">Log in</Link>

@@ -1,36 +1,25 @@
 import { observeServerTime } from "@/components/clock/server-clock";
-import type { ErrorBody } from "@/lib/api/common";
+import { ApiError, isErrorCode, type ErrorBody } from "@/lib/api";
 
-/** A non-2xx answer of the console's API, or a network failure (status 0). */
-export class ApiError extends Error {
-  override name = "ApiError";
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-export function isApiError(error: unknown): error is ApiError {
-  return error instanceof ApiError;
-}
+export { ApiError, isApiError } from "@/lib/api";
 
 async function toApiError(response: Response): Promise<ApiError> {
   const body = (await response.json().catch(() => null)) as Partial<ErrorBody> | null;
   const error = body?.error;
   return new ApiError(
-    response.status,
-    error?.code ?? "http_error",
+    isErrorCode(error?.code) ? error.code : "http_error",
     error?.message ?? `The console answered ${response.status} ${response.statusText}.`,
     error?.details,
+    undefined,
+    response.status,
   );
 }
 
 /** GET (or POST/DELETE with a JSON body) against the console's own API; throws ApiError. */
-export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+export async function apiFetch<T>(
+  path: string,
+  init: { method?: string; body?: unknown; signal?: AbortSignal } = {},
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, {
@@ -38,12 +27,21 @@ export async function apiFetch<T>(path: string, init: { method?: string; body?: 
       signal: init.signal,
       credentials: "same-origin",
       cache: "no-store",
-      headers: init.body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+      headers:
+        init.body === undefined
+          ? { accept: "application/json" }
+          : { accept: "application/json", "content-type": "application/json" },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
   } catch (error) {
     if (init.signal?.aborted) throw error;
-    throw new ApiError(0, "network", "The console server did not answer: check that it is running and reachable.");
+    throw new ApiError(
+      "network",
+      "The console server did not answer: check that it is running and reachable.",
+      undefined,
+      undefined,
+      0,
+    );
   }
   if (!response.ok) throw await toApiError(response);
   if (response.status === 204) return undefined as T;

@@ -42,3 +42,36 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && Object.hasOwn(ERROR_STATUS, value);
 }
+
+/** Codes the browser adds for answers that never reached the API: no answer, or a non-JSON one. */
+export type ClientErrorCode = ErrorCode | "network" | "http_error";
+
+/**
+ * An error of the console's API, on both sides of the wire: thrown by server code (and turned into a
+ * response by `toResponse`), and rebuilt by the browser from an error response. `status` is the
+ * code's HTTP status, or what the browser actually received (0: no answer).
+ */
+export class ApiError extends Error {
+  override name = "ApiError";
+  readonly status: number;
+  constructor(
+    readonly code: ClientErrorCode,
+    message: string,
+    readonly details?: unknown,
+    readonly headers?: Record<string, string>,
+    status?: number,
+  ) {
+    super(message);
+    this.status = status ?? (isErrorCode(code) ? ERROR_STATUS[code] : 0);
+  }
+}
+
+/**
+ * An ApiError of this module or of another copy of it: instrumentation.ts builds the console in
+ * its own bundle, so what the console's guard throws is not an instance of the routes' ApiError.
+ */
+export function isApiError(error: unknown): error is ApiError {
+  if (error instanceof ApiError) return true;
+  if (!(error instanceof Error) || error.name !== "ApiError" || !("code" in error)) return false;
+  return isErrorCode(error.code);
+}
