@@ -31,22 +31,25 @@ export const READ_LOCK_LUA = `
 local function readLock(key, ownerKey, waitersKey, nowMs)
   local reply = readKey(key)
   if reply[1] == -2 then return reply end
+  -- Other libraries' locks have neither key: one command instead of two for them.
+  if redis.call('EXISTS', ownerKey, waitersKey) == 0 then return {reply[1], reply[2], false, 0, false} end
   local owner = false
-  if type(reply[2]) == 'string' and redis.call('TYPE', ownerKey)['ok'] == 'hash' then
-    local entry = redis.call('HMGET', ownerKey, 'value', 'labels', 'acquiredAt', 'extensions')
+  if type(reply[2]) == 'string' then
+    -- pcall: an owner key of another type is no entry, not an error that fails the whole read.
+    local entry = redis.pcall('HMGET', ownerKey, 'value', 'labels', 'acquiredAt', 'extensions')
     if entry[1] == reply[2] then owner = {entry[2] or '', entry[3] or '', entry[4] or ''} end
   end
-  local waiting, oldest = 0, false
-  if redis.call('TYPE', waitersKey)['ok'] == 'zset' then
-    waiting = redis.call('ZCOUNT', waitersKey, nowMs, '+inf')
-    if waiting > 0 then
-      local members = redis.call('ZRANGEBYSCORE', waitersKey, nowMs, '+inf', 'LIMIT', 0, ${OLDEST_SCAN_LIMIT})
-      for _, member in ipairs(members) do
-        local ok, waiter = pcall(cjson.decode, member)
-        if ok and type(waiter) == 'table' and type(waiter.since) == 'number'
-          and (not oldest or waiter.since < oldest) then
-          oldest = waiter.since
-        end
+  local waiting = redis.pcall('ZCOUNT', waitersKey, nowMs, '+inf')
+  local oldest = false
+  if type(waiting) ~= 'number' then
+    waiting = 0
+  elseif waiting > 0 then
+    local members = redis.call('ZRANGEBYSCORE', waitersKey, nowMs, '+inf', 'LIMIT', 0, ${OLDEST_SCAN_LIMIT})
+    for _, member in ipairs(members) do
+      local ok, waiter = pcall(cjson.decode, member)
+      if ok and type(waiter) == 'table' and type(waiter.since) == 'number'
+        and (not oldest or waiter.since < oldest) then
+        oldest = waiter.since
       end
     end
   end
