@@ -7,7 +7,10 @@ import type { LockRow } from "@/lib/api/locks";
 import { ErrorNotice } from "./error-notice";
 import { ForceReleasePreview, hasForeignValue } from "./force-release-preview";
 import { ForceReleaseOutcomes, ForceReleaseResult } from "./force-release-result";
+import { formatTimestamp } from "./format";
+import { ElapsedSince } from "./held-for";
 import { HolderValue } from "./holder-value";
+import { LockOwnerLabel, OwnerLabels } from "./lock-owner";
 import styles from "./force-release-dialog.module.css";
 
 export interface ForceReleaseDialogProps {
@@ -25,6 +28,30 @@ function refusedOutcomes(error: ForceReleaseDialogProps["error"]): ForceReleaseR
   if (error?.code !== "value_changed") return null;
   const details = error.details as Partial<ForceReleaseResponse> | undefined;
   return Array.isArray(details?.nodes) ? (details as ForceReleaseResponse) : null;
+}
+
+/** Who loses the lock, and since when they held it, as the operator saw it when opening the dialog. */
+function HolderLoses({ lock }: { lock: LockRow }) {
+  const { owner } = lock;
+  if (owner.kind === "unknown") {
+    return (
+      <p aria-label="Who loses the lock">
+        Who loses it: <LockOwnerLabel owner={owner} /> <span className="muted">(no owner entry: held since an unknown time)</span>
+      </p>
+    );
+  }
+  return (
+    <div className="notice notice-warn" aria-label="Who loses the lock">
+      <p>
+        Who loses it: <OwnerLabels labels={owner.labels} />
+      </p>
+      <p>
+        Holding it since {formatTimestamp(owner.acquiredAt)} (for <ElapsedSince sinceMs={owner.acquiredAt} />
+        ), extended {owner.extensions}×
+        {lock.waiters.count > 0 && `; ${lock.waiters.count} waiting for it`}.
+      </p>
+    </div>
+  );
 }
 
 /** Modal confirmation for deleting a lock on every node: shows the plan, asks for a reason. */
@@ -68,6 +95,7 @@ export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
             Deletes the lock on every node, even though its holder may still be working. Holder value{" "}
             <HolderValue value={lock.value} />
           </p>
+          <HolderLoses lock={lock} />
           <ForceReleasePreview nodes={lock.nodes} expectedValue={lock.value} force={force} />
           {!force && hasForeignValue(lock.nodes, lock.value) && (
             <p className="notice notice-warn">

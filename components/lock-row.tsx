@@ -1,7 +1,10 @@
 import Link from "next/link";
 import { memo, type CSSProperties } from "react";
 import { keyParamFor } from "@/lib/api/resource-key";
+import { ElapsedSince } from "./held-for";
 import { HolderValue } from "./holder-value";
+import { LockFlags } from "./lock-flags";
+import { LockOwnerLabel } from "./lock-owner";
 import type { LocksTableRow } from "./locks-table";
 import { NodePresence } from "./node-presence";
 import { LockStateBadge } from "./state-badge";
@@ -22,21 +25,51 @@ interface LockRowViewProps {
   style: CSSProperties;
 }
 
+/** "2 · 5.0 s": how many wait, and for how long the first of them has waited. */
+function WaitersCell({ waiters }: { waiters: LocksTableRow["waiters"] }) {
+  if (waiters.count === 0) return <span className="muted">0</span>;
+  return (
+    <span title="Waiters, and how long the oldest has waited">
+      {waiters.count} · <ElapsedSince sinceMs={waiters.oldestSince} label="oldest wait" />
+    </span>
+  );
+}
+
 /** One lock: memoised so a poll re-renders only the rows whose data changed. */
 export const LockRowView = memo(function LockRowView({ row, rowIndex, style }: LockRowViewProps) {
   return (
     <div role="row" aria-rowindex={rowIndex} className={styles.row} style={style}>
       <span role="cell" className={styles.resource}>
-        <Link href={lockHref(row.resource, row.resourceBase64)} title={row.resource}>
+        <Link
+          href={lockHref(row.resource, row.resourceBase64)}
+          title={row.resource}
+          className={styles.resourceName}
+        >
           {row.resource}
         </Link>
         {row.format === "redisson-hash" && <span className="muted"> (Redisson)</span>}
+        <LockFlags flags={row.flags} />
       </span>
       <span role="cell" className={styles.state}>
         <LockStateBadge state={row.state} />
       </span>
       <span role="cell" className={styles.quorum} aria-label={`quorum ${row.quorum} of ${row.nodes.length}`}>
         {row.quorum}/{row.nodes.length}
+      </span>
+      <span role="cell" className={styles.owner}>
+        <LockOwnerLabel owner={row.owner} />
+      </span>
+      <span role="cell" className={styles.held}>
+        <ElapsedSince sinceMs={row.heldSince} label="held for" />
+        {row.owner.kind === "labelled" && row.owner.extensions > 0 && (
+          <span className="muted" title="Extensions since acquired">
+            {" "}
+            ↻{row.owner.extensions}
+          </span>
+        )}
+      </span>
+      <span role="cell" className={styles.waiters}>
+        <WaitersCell waiters={row.waiters} />
       </span>
       <span role="cell" className={styles.holder}>
         <HolderValue value={row.value} />

@@ -27,6 +27,11 @@ export function LocksTableHeader(props: HeaderProps) {
         <SortableHeader {...props} label="Resource" column="resource" className={styles.resource} />
         <SortableHeader {...props} label="State" column="state" className={styles.state} />
         <SortableHeader {...props} label="Quorum" column="quorum" className={styles.quorum} />
+        <span role="columnheader" className={styles.owner}>
+          Owner
+        </span>
+        <SortableHeader {...props} label="Held for" column="held" className={styles.held} />
+        <SortableHeader {...props} label="Waiters" column="waiters" className={styles.waiters} />
         <span role="columnheader" className={styles.holder}>
           Holder value
         </span>

@@ -1,10 +1,11 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useRef } from "react";
+import { useMemo, useRef, type CSSProperties } from "react";
 import type { LockRow } from "@/lib/api/locks";
 import { LockRowView } from "./lock-row";
 import { LocksTableHeader } from "./locks-table-header";
+import { groupByLabel, type GroupedItem } from "./owner-groups";
 import type { LockSortKey, SortDirection } from "./sort-locks";
 import { useMediaQuery } from "./use-media-query";
 import styles from "./locks-table.module.css";
@@ -19,39 +20,58 @@ interface LocksTableProps {
   sortKey: LockSortKey;
   sortDirection: SortDirection;
   onSort: (key: LockSortKey) => void;
+  /** Owner label whose values group the rows under headers; null: no groups. */
+  groupBy?: string | null;
+}
+
+const GROUP_ROW_HEIGHT_PX = 34;
+
+function itemKey(item: GroupedItem<LocksTableRow> | undefined, index: number): string | number {
+  if (!item) return index;
+  return item.kind === "lock" ? item.row.resource : `group:${item.value ?? ""}`;
+}
+
+function GroupHeader({ item, groupBy, rowIndex, style }: { item: Extract<GroupedItem<LocksTableRow>, { kind: "group" }>; groupBy: string; rowIndex: number; style: CSSProperties }) {
+  return (
+    <div role="row" aria-rowindex={rowIndex} className={`${styles.row} ${styles.groupRow}`} style={style}>
+      <span role="rowheader" aria-colspan={9}>
+        {item.value === null ? <span className="muted">no {groupBy} label</span> : `${groupBy}=${item.value}`}{" "}
+        <span className="muted">
+          ({item.count} {item.count === 1 ? "lock" : "locks"})
+        </span>
+      </span>
+    </div>
+  );
 }
 
 /** Only the rows in view are in the DOM, so 10,000 locks scroll as smoothly as ten. */
-export function LocksTable({ rows, sortKey, sortDirection, onSort }: LocksTableProps) {
+export function LocksTable({ rows, sortKey, sortDirection, onSort, groupBy = null }: LocksTableProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  const items = useMemo(() => groupByLabel(rows, groupBy), [rows, groupBy]);
   // Narrow screens fold each row onto two lines instead of scrolling sideways.
   const narrow = useMediaQuery("(max-width: 760px)");
   const rowHeightPx = narrow ? 68 : 42;
   // eslint-disable-next-line react-hooks/incompatible-library -- the virtualizer is read in this render only
   const virtualizer = useVirtualizer({
-    count: rows.length,
+    count: items.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => rowHeightPx,
+    estimateSize: (index) => (items[index]?.kind === "group" ? GROUP_ROW_HEIGHT_PX : rowHeightPx),
     overscan: 12,
-    getItemKey: (index) => rows[index]?.resource ?? index,
+    getItemKey: (index) => itemKey(items[index], index),
   });
 
   return (
-    <div role="table" aria-label="Locks" aria-rowcount={rows.length + 1} className={styles.table}>
+    <div role="table" aria-label="Locks" aria-rowcount={items.length + 1} className={styles.table}>
       <LocksTableHeader sortKey={sortKey} sortDirection={sortDirection} onSort={onSort} />
       <div ref={scrollRef} className={styles.scroll} role="rowgroup" tabIndex={0} aria-label="Lock rows">
         <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-          {virtualizer.getVirtualItems().map((item) => {
-            const row = rows[item.index];
-            if (!row) return null;
-            return (
-              <LockRowView
-                key={item.key}
-                row={row}
-                rowIndex={item.index + 2}
-                style={{ transform: `translateY(${item.start}px)`, height: rowHeightPx }}
-              />
-            );
+          {virtualizer.getVirtualItems().map((virtual) => {
+            const item = items[virtual.index];
+            if (!item) return null;
+            const style = { transform: `translateY(${virtual.start}px)`, height: virtual.size };
+            if (item.kind === "group")
+              return <GroupHeader key={virtual.key} item={item} groupBy={groupBy ?? ""} rowIndex={virtual.index + 2} style={style} />;
+            return <LockRowView key={virtual.key} row={item.row} rowIndex={virtual.index + 2} style={style} />;
           })}
         </div>
       </div>

@@ -1,6 +1,7 @@
 import type { NodeHolder, NodeHolderDetail } from "@/lib/api/locks";
 import type { NodeInfo } from "@/lib/api/nodes";
 import { HolderValue } from "./holder-value";
+import { labelsText, ownerHeadline } from "./lock-owner";
 import { PttlBar } from "./pttl-bar";
 
 interface NodeHoldersTableProps {
@@ -34,7 +35,19 @@ function fencingCell(holder: NodeHolderDetail) {
   return <span className="mono">{holder.fencingToken}</span>;
 }
 
-/** One resource on every node: the value there, how long it lives, and the node's fencing counter. */
+/** The node's owner entry for its value: headline labels and extensions; "none" when no entry matches. */
+function ownerCell(holder: NodeHolderDetail) {
+  if (!holder.reachable) return <span className="muted">unknown</span>;
+  if (!holder.owner) return <span className="muted">{holder.value === null ? "" : "no entry"}</span>;
+  return (
+    <span title={labelsText(holder.owner.labels)}>
+      {ownerHeadline(holder.owner.labels)}
+      <div className="muted">extended {holder.owner.extensions}×</div>
+    </span>
+  );
+}
+
+/** One resource on every node: the value there, its owner entry, how long it lives, and the node's fencing counter. */
 export function NodeHoldersTable({ holders, nodes, majorityValue, serverTimeMs, scaleMs }: NodeHoldersTableProps) {
   return (
     <div className="table-scroll">
@@ -43,6 +56,7 @@ export function NodeHoldersTable({ holders, nodes, majorityValue, serverTimeMs, 
           <tr>
             <th scope="col">Node</th>
             <th scope="col">Value</th>
+            <th scope="col">Owner</th>
             <th scope="col">Time to live</th>
             <th scope="col">Fencing counter</th>
           </tr>
@@ -58,6 +72,7 @@ export function NodeHoldersTable({ holders, nodes, majorityValue, serverTimeMs, 
                 {holder.reachable ? <HolderValue value={holder.value} /> : <span className="muted">unknown</span>}
                 <div className="muted">{valueNote(holder, majorityValue)}</div>
               </td>
+              <td>{ownerCell(holder)}</td>
               <td style={{ minWidth: "11rem" }}>
                 {holder.reachable ? (
                   <PttlBar label={`${holder.nodeId} time to live`} expiresAtMs={expiresAt(holder, serverTimeMs)} scaleMs={scaleMs} />

@@ -1,6 +1,6 @@
 import type { LockState } from "@/lib/api/locks";
 
-export const LOCK_SORT_KEYS = ["resource", "state", "quorum", "validity"] as const;
+export const LOCK_SORT_KEYS = ["resource", "state", "quorum", "validity", "held", "waiters"] as const;
 export type LockSortKey = (typeof LOCK_SORT_KEYS)[number];
 export type SortDirection = "asc" | "desc";
 
@@ -10,6 +10,9 @@ export interface SortableLockRow {
   quorum: number;
   validUntilMs: number | null;
   validityMs: number | null;
+  /** When the holder acquired it (owner entry); null: unknown. */
+  heldSince?: number | null;
+  waiters?: { count: number };
 }
 
 // Trouble first when sorting by state ascending: conflict, then partial, then held.
@@ -28,6 +31,11 @@ function compareBy(key: LockSortKey, a: SortableLockRow, b: SortableLockRow): nu
       return a.quorum - b.quorum;
     case "validity":
       return validityRank(a) - validityRank(b);
+    case "held":
+      // Ascending = shortest held first; unknown ages (other libraries) last.
+      return (b.heldSince ?? Number.NEGATIVE_INFINITY) - (a.heldSince ?? Number.NEGATIVE_INFINITY) || 0;
+    case "waiters":
+      return (a.waiters?.count ?? 0) - (b.waiters?.count ?? 0);
     default:
       return 0;
   }

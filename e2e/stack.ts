@@ -3,31 +3,13 @@
  * Writes .data/e2e/stack.json (URLs, PIDs, admin token, port) for the specs, builds the app only
  * when a source file is newer than the last build, and stops everything on SIGTERM/SIGINT.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { buildIfStale, NEXT_CLI } from "../scripts/next-build";
 import { startMasters } from "../scripts/redis-masters";
 import { E2E_PORT, STACK_FILE, type Stack } from "./stack-file";
-
-// Run Next's CLI with this Node directly (not through npx), so signals reach the server itself.
-const NEXT_CLI = createRequire(import.meta.url).resolve("next/dist/bin/next");
-const BUILD_INPUTS = ["app", "components", "lib", "instrumentation.ts", "proxy.ts", "next.config.js", "package.json", "tsconfig.json"];
-
-function newestMtimeMs(entry: string): number {
-  if (!existsSync(entry)) return 0;
-  const stats = statSync(entry);
-  if (!stats.isDirectory()) return stats.mtimeMs;
-  return readdirSync(entry).reduce((newest, name) => Math.max(newest, newestMtimeMs(path.join(entry, name))), 0);
-}
-
-function buildIsStale(): boolean {
-  const buildId = ".next/BUILD_ID";
-  if (!existsSync(buildId)) return true;
-  const builtAtMs = statSync(buildId).mtimeMs;
-  return BUILD_INPUTS.some((input) => newestMtimeMs(input) > builtAtMs);
-}
 
 const masters = await startMasters({ count: 5, dataDir: ".data/e2e/masters" });
 const stack: Stack = {
@@ -50,13 +32,10 @@ const env = {
   LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
 };
 
-if (buildIsStale()) {
-  console.log("[e2e] sources changed since the last build: running next build");
-  const build = spawnSync(process.execPath, [NEXT_CLI, "build"], { stdio: "inherit", env });
-  if (build.status !== 0) {
-    await masters.stop();
-    process.exit(build.status ?? 1);
-  }
+const buildStatus = buildIfStale(env, (line) => console.log(`[e2e] ${line}`));
+if (buildStatus !== 0) {
+  await masters.stop();
+  process.exit(buildStatus);
 }
 
 const server = spawn(process.execPath, [NEXT_CLI, "start", "-p", String(E2E_PORT), "-H", "127.0.0.1"], {

@@ -1,5 +1,6 @@
 /**
- * `npm start` (after `next build`) and `npm run dev` (`--dev`): serves the console.
+ * `npm start` and `npm run dev` (`--dev`): serves the console. `npm start` builds Next.js only when
+ * a source changed since the last build (scripts/next-build.ts), so a restart takes seconds.
  * Without REDLOCK_NODES it starts five local redis-server masters (embedded mode, data under
  * .data/console-masters, AOF on) and, without CONSOLE_ADMIN_TOKEN, generates one and prints it.
  * The environment is validated before Next.js starts, so a bad variable stops here with one
@@ -9,6 +10,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { ConfigError, parseConfig } from "../lib/server/config";
+import { buildIfStale, NEXT_CLI } from "./next-build";
 import { MastersError, startMasters, type Masters } from "./redis-masters";
 
 const { values } = parseArgs({ options: { dev: { type: "boolean", default: false } } });
@@ -76,8 +78,15 @@ async function main(): Promise<void> {
     await masters?.stop();
     throw error;
   }
+  if (!values.dev) {
+    const buildStatus = buildIfStale(env, (line) => console.log(line));
+    if (buildStatus !== 0) {
+      await masters?.stop();
+      process.exit(buildStatus);
+    }
+  }
   const args = values.dev ? ["dev", "-p", port] : ["start", "-p", port];
-  const child = spawn("node_modules/.bin/next", args, { env, stdio: "inherit" });
+  const child = spawn(process.execPath, [NEXT_CLI, ...args], { env, stdio: "inherit" });
   stopOnSignals(child, masters);
   void announceWhenReady();
 }

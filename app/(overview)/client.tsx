@@ -4,6 +4,7 @@ import { useMemo } from "react";
 import { ErrorNotice } from "@/components/error-notice";
 import { LocksFilters } from "@/components/locks-filters";
 import { LocksTable } from "@/components/locks-table";
+import { labelNames, matchesOwner, parseOwnerFilter } from "@/components/owner-groups";
 import { NodeStrip } from "@/components/node-strip";
 import { sortLocks } from "@/components/sort-locks";
 import { MAX_ROWS, useLocks } from "../_queries/locks";
@@ -19,12 +20,15 @@ function NodesSection() {
 }
 
 function LocksSection() {
-  const { filter, sortKey, sortDirection, setMatch, setState, toggleSort } = useOverviewParams();
+  const params = useOverviewParams();
+  const { filter, owner, groupBy, sortKey, sortDirection, toggleSort } = params;
   const locks = useLocks(filter);
-  const rows = useMemo(
-    () => sortLocks(locks.data?.items ?? [], sortKey, sortDirection),
-    [locks.data, sortKey, sortDirection],
-  );
+  const rows = useMemo(() => {
+    const ownerFilter = parseOwnerFilter(owner);
+    const kept = (locks.data?.items ?? []).filter((row) => matchesOwner(row, ownerFilter));
+    return sortLocks(kept, sortKey, sortDirection);
+  }, [locks.data, owner, sortKey, sortDirection]);
+  const names = useMemo(() => labelNames(locks.data?.items ?? []), [locks.data]);
 
   return (
     <section aria-labelledby="locks-heading">
@@ -33,19 +37,24 @@ function LocksSection() {
         match={filter.match}
         state={filter.state}
         counts={locks.data?.counts ?? null}
-        onMatchChange={setMatch}
-        onStateChange={setState}
+        owner={owner}
+        groupBy={groupBy}
+        labelNames={names}
+        onMatchChange={params.setMatch}
+        onStateChange={params.setState}
+        onOwnerChange={params.setOwner}
+        onGroupByChange={params.setGroupBy}
       />
       {locks.error && <ErrorNotice error={locks.error} title="Locks could not be loaded" />}
       {locks.data && <LocksSummary locks={locks.data} shown={rows.length} cappedAt={MAX_ROWS} />}
       {locks.isPending && !locks.error && <p className="muted">Scanning the nodes…</p>}
       {locks.data && rows.length === 0 && (
         <p className="notice notice-info">
-          {filter.match || filter.state ? "No lock matches these filters." : "No locks are held right now."}
+          {filter.match || filter.state || owner ? "No lock matches these filters." : "No locks are held right now."}
         </p>
       )}
       {rows.length > 0 && (
-        <LocksTable rows={rows} sortKey={sortKey} sortDirection={sortDirection} onSort={toggleSort} />
+        <LocksTable rows={rows} sortKey={sortKey} sortDirection={sortDirection} onSort={toggleSort} groupBy={groupBy} />
       )}
     </section>
   );

@@ -10,6 +10,10 @@ const STATES: readonly string[] = ["held", "partial", "conflict"];
 
 export interface OverviewParams {
   filter: LocksFilter;
+  /** Owner label filter as typed: "service=billing", or a bare label name. Applied in the browser. */
+  owner: string;
+  /** Owner label whose values group the table; null: no groups. */
+  groupBy: string | null;
   sortKey: LockSortKey;
   sortDirection: SortDirection;
 }
@@ -19,6 +23,8 @@ function parse(params: URLSearchParams): OverviewParams {
   const sort = params.get("sort");
   return {
     filter: { match: params.get("match") ?? "", state: state && STATES.includes(state) ? (state as LockState) : null },
+    owner: params.get("owner") ?? "",
+    groupBy: params.get("group") || null,
     sortKey: LOCK_SORT_KEYS.find((key) => key === sort) ?? "resource",
     sortDirection: params.get("dir") === "desc" ? "desc" : "asc",
   };
@@ -46,6 +52,8 @@ export function useOverviewParams() {
 
   const setMatch = useCallback((match: string) => update({ match: match || null }), [update]);
   const setState = useCallback((state: LockState | null) => update({ state }), [update]);
+  const setOwner = useCallback((owner: string) => update({ owner: owner.trim() || null }), [update]);
+  const setGroupBy = useCallback((group: string | null) => update({ group }), [update]);
   const toggleSort = useCallback(
     (key: LockSortKey) => {
       const direction = params.sortKey === key && params.sortDirection === "asc" ? "desc" : "asc";
@@ -54,5 +62,5 @@ export function useOverviewParams() {
     [update, params.sortKey, params.sortDirection],
   );
 
-  return { ...params, setMatch, setState, toggleSort };
+  return { ...params, setMatch, setState, setOwner, setGroupBy, toggleSort };
 }

@@ -21,6 +21,45 @@ export const lockFormatSchema = z.enum([
 ]);
 export type LockFormat = z.infer<typeof lockFormatSchema>;
 
+/**
+ * The owner entry this library writes beside a lock (`redlock:owner:<resource>`), shown only when it
+ * belongs to the holder value read with it: labels (service, host, pid…), when the lock was
+ * acquired (the acquiring client's clock, epoch ms) and how many times it was extended.
+ */
+export const ownerInfoSchema = z.object({
+  labels: z.record(z.string(), z.string()),
+  acquiredAt: epochMsSchema,
+  extensions: z.number().int().nonnegative(),
+});
+export type OwnerInfo = z.infer<typeof ownerInfoSchema>;
+
+/** Who holds a lock: the owner entry of this library, or only the key's format for other clients. */
+export const lockOwnerSchema = z.discriminatedUnion("kind", [
+  ownerInfoSchema.extend({ kind: z.literal("labelled") }),
+  /** No owner entry for the holder value: another library (or `owner: false`); the format tells which kind. */
+  z.object({ kind: z.literal("unknown"), format: lockFormatSchema }),
+]);
+export type LockOwner = z.infer<typeof lockOwnerSchema>;
+
+/** Contenders waiting for a resource (`redlock:waiters:<resource>`), live entries only. */
+export const waitersSummarySchema = z.object({
+  /** Waiters listed on the node that lists the most (each contender registers on every node). */
+  count: z.number().int().nonnegative(),
+  /** When the longest-waiting contender started waiting (its clock, epoch ms); null when none. */
+  oldestSince: epochMsSchema.nullable(),
+});
+export type WaitersSummary = z.infer<typeof waitersSummarySchema>;
+
+export const lockFlagSchema = z.enum([
+  /** Held longer than CONSOLE_LONG_HELD_MS (by its owner entry's acquiredAt). */
+  "long-held",
+  /** The majority value has no TTL: it never expires on its own. */
+  "no-ttl",
+  /** The oldest waiter has waited longer than CONSOLE_LONG_WAIT_MS. */
+  "long-wait",
+]);
+export type LockFlag = z.infer<typeof lockFlagSchema>;
+
 /** What one node holds for a resource. */
 export const nodeHolderSchema = z.object({
   nodeId: nodeIdSchema,
@@ -38,6 +77,8 @@ export const nodeHolderSchema = z.object({
   format: lockFormatSchema.nullable(),
   /** Redisson re-entry count; null for plain string locks. */
   holdCount: z.number().nullable(),
+  /** This node's owner entry for `value`; null when none matches it (absent, stale or foreign). */
+  owner: ownerInfoSchema.nullable(),
 });
 export type NodeHolder = z.infer<typeof nodeHolderSchema>;
 
@@ -63,6 +104,13 @@ export const lockRowSchema = z.object({
   validityMs: z.number().nullable(),
   /** One entry per configured node, in node order. */
   nodes: z.array(nodeHolderSchema),
+  /** Who holds `value`: its owner entry (the one extended most, among the nodes holding it), or unknown. */
+  owner: lockOwnerSchema,
+  /** When `value` was acquired (owner entry, epoch ms); null when unknown. Age = serverTime − heldSince. */
+  heldSince: epochMsSchema.nullable(),
+  waiters: waitersSummarySchema,
+  /** Why the lock needs a look: long-held, no TTL, a long wait. Empty for a healthy lock. */
+  flags: z.array(lockFlagSchema),
 });
 export type LockRow = z.infer<typeof lockRowSchema>;
 
@@ -123,8 +171,29 @@ export const nodeHolderDetailSchema = nodeHolderSchema.extend({
 });
 export type NodeHolderDetail = z.infer<typeof nodeHolderDetailSchema>;
 
-/** A snapshot row whose nodes also carry their fencing counters. */
-export const lockDetailSchema = lockRowSchema.extend({ nodes: z.array(nodeHolderDetailSchema) });
+/** One contender waiting for the resource, merged across the nodes that list it. */
+export const waiterSchema = z.object({
+  /** Random id of the contender's wait (16 hex chars). */
+  id: z.string(),
+  labels: z.record(z.string(), z.string()),
+  /** When it started waiting (its clock, epoch ms). */
+  since: epochMsSchema,
+  /** When its wait ends at the latest (epoch ms): the latest among the nodes. */
+  expiresAt: epochMsSchema,
+  /** Nodes listing it. */
+  nodeCount: z.number().int(),
+});
+export type Waiter = z.infer<typeof waiterSchema>;
+
+/** Most waiters read per node for the detail view. */
+export const MAX_WAITERS_LISTED = 100;
+
+/** A snapshot row whose nodes also carry their fencing counters, with the waiters listed. */
+export const lockDetailSchema = lockRowSchema.extend({
+  nodes: z.array(nodeHolderDetailSchema),
+  /** Live waiters, longest waiting first (at most MAX_WAITERS_LISTED per node are read). */
+  waiterList: z.array(waiterSchema),
+});
 export type LockDetail = z.infer<typeof lockDetailSchema>;
 
 /** `GET /api/locks/{resource}`: read fresh from every node (not from the shared snapshot). */

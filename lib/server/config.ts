@@ -85,6 +85,8 @@ const envSchema = z.object({
   CONSOLE_SESSION_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
   CONSOLE_AUDIT_MAXLEN: integerVar(100, 10_000_000).default(10_000),
   CONSOLE_CLOCK_SKEW_WARN_MS: integerVar(1, 3_600_000).default(500),
+  CONSOLE_LONG_HELD_MS: integerVar(1_000, 30 * 86_400_000).default(300_000),
+  CONSOLE_LONG_WAIT_MS: integerVar(100, 30 * 86_400_000).default(60_000),
   CONSOLE_ALLOWED_ORIGINS: listVar.pipe(z.array(z.url())).default([]),
   CONSOLE_TRUST_PROXY: booleanVar.default(false),
   CONSOLE_READ_LIMIT_PER_S: integerVar(1, 100_000).default(20),
@@ -115,6 +117,10 @@ export interface ConsoleConfig {
   /** Approximate MAXLEN of the audit stream on each node. */
   readonly auditMaxLen: number;
   readonly clockSkewWarnMs: number;
+  /** A lock held longer than this (by its owner entry's acquiredAt) is flagged and counted. */
+  readonly longHeldMs: number;
+  /** A lock whose oldest waiter has waited longer than this is flagged and counted. */
+  readonly longWaitMs: number;
   /** Origins accepted for state-changing requests besides the console's own. */
   readonly allowedOrigins: readonly string[];
   /** Take the client address from X-Forwarded-For's last hop (only behind a proxy you run). */
@@ -167,6 +173,8 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     sessionTtlS: vars.CONSOLE_SESSION_TTL_S,
     auditMaxLen: vars.CONSOLE_AUDIT_MAXLEN,
     clockSkewWarnMs: vars.CONSOLE_CLOCK_SKEW_WARN_MS,
+    longHeldMs: vars.CONSOLE_LONG_HELD_MS,
+    longWaitMs: vars.CONSOLE_LONG_WAIT_MS,
     allowedOrigins: vars.CONSOLE_ALLOWED_ORIGINS.map((origin) => new URL(origin).origin),
     trustProxy: vars.CONSOLE_TRUST_PROXY,
     readLimitPerS: vars.CONSOLE_READ_LIMIT_PER_S,

@@ -85,8 +85,14 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
   const isHung = (node: ConsoleNode) => redlock.nodeStates()[node.index]?.status === "suspect";
   const probe = createProbe(redlock, config.probeIntervalMs);
   const snapshot = singleFlight(async () => {
-    const taken = await takeSnapshot(nodes, config.lockMatch, config.scanMaxKeys, quorumSize);
-    metrics.recordSnapshot(taken.counts, taken.scanMs);
+    const taken = await takeSnapshot(
+      nodes,
+      config.lockMatch,
+      config.scanMaxKeys,
+      quorumSize,
+      config,
+    );
+    metrics.recordSnapshot(taken);
     return taken;
   }, config.snapshotMaxAgeMs);
   const nodeReport = singleFlight(async () => {

@@ -38,3 +38,16 @@ describe("sortLocks", () => {
     expect(rows.map((r) => r.resource)).toEqual(["b", "a"]);
   });
 });
+
+describe("sortLocks by ownership", () => {
+  it("orders by time held, shortest first, with unknown ages last", () => {
+    const rows = [row("old", { heldSince: 1_000 }), row("foreign", { heldSince: null }), row("new", { heldSince: 5_000 })];
+    expect(sortLocks(rows, "held", "asc").map((r) => r.resource)).toEqual(["new", "old", "foreign"]);
+    expect(sortLocks(rows, "held", "desc").map((r) => r.resource)).toEqual(["foreign", "old", "new"]);
+  });
+
+  it("orders by waiter count", () => {
+    const rows = [row("a", { waiters: { count: 3 } }), row("b", { waiters: { count: 0 } }), row("c", { waiters: { count: 1 } })];
+    expect(sortLocks(rows, "waiters", "desc").map((r) => r.resource)).toEqual(["a", "c", "b"]);
+  });
+});

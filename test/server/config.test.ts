@@ -29,7 +29,18 @@ describe("console configuration", () => {
       lockMatch: ["*"],
       probeIntervalMs: 10_000,
       restartQuarantineMs: 0,
+      longHeldMs: 300_000,
+      longWaitMs: 60_000,
     });
+  });
+
+  it("reads the long-held and long-wait thresholds, refusing nonsense", () => {
+    expect(
+      parseConfig({ ...valid, CONSOLE_LONG_HELD_MS: "600000", CONSOLE_LONG_WAIT_MS: "5000" }),
+    ).toMatchObject({ longHeldMs: 600_000, longWaitMs: 5_000 });
+    const message = messageOf({ ...valid, CONSOLE_LONG_HELD_MS: "5m", CONSOLE_LONG_WAIT_MS: "0" });
+    expect(message).toContain("CONSOLE_LONG_HELD_MS: must be a whole number");
+    expect(message).toContain("CONSOLE_LONG_WAIT_MS: must be at least 100");
   });
 
   it("reads booleans, integers and lists", () => {

@@ -88,6 +88,10 @@ function row(resource: string): LockRow {
     quorumSize: 3,
     validityMs: 10_000,
     nodes: [],
+    owner: { kind: "unknown", format: "string" },
+    heldSince: null,
+    waiters: { count: 0, oldestSince: null },
+    flags: [],
   };
 }
 

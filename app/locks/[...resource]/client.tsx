@@ -3,10 +3,15 @@
 import Link from "next/link";
 import { AuditTable } from "@/components/audit-table";
 import { ErrorNotice } from "@/components/error-notice";
+import { formatTimestamp } from "@/components/format";
+import { ElapsedSince } from "@/components/held-for";
 import { HolderValue } from "@/components/holder-value";
+import { LockFlags } from "@/components/lock-flags";
+import { LockOwnerLabel, OwnerLabels } from "@/components/lock-owner";
 import { NodeHoldersTable } from "@/components/node-holders-table";
 import { LockStateBadge } from "@/components/state-badge";
 import { ValidityCountdown } from "@/components/validity-countdown";
+import { WaitersTable } from "@/components/waiters-table";
 import type { LockDetail } from "@/lib/api/locks";
 import { useAudit } from "../../_queries/audit";
 import { useLock } from "../../_queries/lock";
@@ -28,7 +33,27 @@ function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
     <dl className={styles.summary}>
       <dt>State</dt>
       <dd>
-        <LockStateBadge state={lock.state} />
+        <LockStateBadge state={lock.state} /> <LockFlags flags={lock.flags} />
+      </dd>
+      <dt>Owner</dt>
+      <dd>
+        {lock.owner.kind === "labelled" ? <OwnerLabels labels={lock.owner.labels} /> : <LockOwnerLabel owner={lock.owner} />}
+      </dd>
+      <dt>Held for</dt>
+      <dd>
+        <ElapsedSince sinceMs={lock.heldSince} label="held for" />
+        {lock.heldSince !== null && <span className="muted"> since {formatTimestamp(lock.heldSince)}</span>}
+        {lock.owner.kind === "labelled" && <span className="muted"> · extended {lock.owner.extensions}×</span>}
+      </dd>
+      <dt>Waiters</dt>
+      <dd>
+        {lock.waiters.count}
+        {lock.waiters.oldestSince !== null && (
+          <span className="muted">
+            {" "}
+            · oldest waiting <ElapsedSince sinceMs={lock.waiters.oldestSince} label="oldest wait" />
+          </span>
+        )}
       </dd>
       <dt>Quorum</dt>
       <dd>
@@ -113,6 +138,16 @@ export function LockDetailClient({ resource, keyBase64Url }: { resource: string;
             />
           </section>
         </div>
+      )}
+      {data && lock && (
+        <section aria-labelledby="waiters-heading">
+          <h2 id="waiters-heading">Waiting for this lock</h2>
+          {lock.waiterList.length === 0 ? (
+            <p className="muted">No contender is waiting.</p>
+          ) : (
+            <WaitersTable waiters={lock.waiterList} nodeCount={lock.nodes.length} />
+          )}
+        </section>
       )}
       <ResourceAudit resource={resource} />
     </>

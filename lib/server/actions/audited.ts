@@ -14,6 +14,7 @@ import type {
 import { clientIp, userAgent } from "../auth/client-info";
 import type { Principal } from "../auth/credentials";
 import type { Console } from "../console";
+import { consoleOwnerLabels } from "./console-owner";
 import { isApiError } from "../errors";
 import { acquireLock, assertNotReserved, extendLock, releaseLock } from "./lock-actions";
 
@@ -84,7 +85,7 @@ export function acquireAudited(
     ctx,
     actor,
     { action: "acquire", resources: body.resources, value: null },
-    () => acquireLock(deps(ctx), body),
+    () => acquireLock(deps(ctx), body, consoleOwnerLabels(actor.principal)),
     (lock) =>
       `acquired for ${body.ttlMs} ms, validity ${lock.validityMs} ms${lock.fencingToken === null ? "" : `, fencing token ${lock.fencingToken}`}`,
   );

@@ -69,12 +69,18 @@ async function failure(
   );
 }
 
-export async function acquireLock(deps: ActionDeps, request: AcquireRequest): Promise<LockGrant> {
+/** `_owner`: the owner labels of the lock (console-owner.ts), passed once the library takes them. */
+export async function acquireLock(
+  deps: ActionDeps,
+  request: AcquireRequest,
+  _owner: Record<string, string>,
+): Promise<LockGrant> {
   const startMs = performance.now();
   try {
     const lock = await deps.redlock.acquire([...request.resources], request.ttlMs, {
       retryCount: 0,
       fencing: request.fencing ?? false,
+      // owner-lib: owner: _owner,
     });
     return await grantOf(lock, request.ttlMs, startMs, deps.nodes);
   } catch (error) {

@@ -3,7 +3,16 @@
  * it (quorum), how long it stays on a majority (validityMs) and the state. Pure, so it is tested
  * on hand-built inputs as well as on real keys.
  */
-import type { LockFormat, LockRow, LockState, NodeHolder } from "@/lib/api";
+import type {
+  LockFlag,
+  LockFormat,
+  LockOwner,
+  LockRow,
+  LockState,
+  NodeHolder,
+  OwnerInfo,
+  WaitersSummary,
+} from "@/lib/api";
 
 /** What one node holds under one key. pttlMs -1: no expiry. */
 export interface NodeKeyState {
@@ -11,7 +20,20 @@ export interface NodeKeyState {
   readonly pttlMs: number;
   readonly format: LockFormat;
   readonly holdCount: number | null;
+  /** The node's owner entry, already checked to belong to `value`; null or absent: none. */
+  readonly owner?: OwnerInfo | null;
+  /** Live waiters listed on this node; absent: none. */
+  readonly waiters?: WaitersSummary;
 }
+
+/** When a lock is flagged: thresholds in ms, measured at `serverTimeMs` (the snapshot's clock). */
+export interface FlagThresholds {
+  readonly serverTimeMs: number;
+  readonly longHeldMs: number;
+  readonly longWaitMs: number;
+}
+
+const NO_WAITERS: WaitersSummary = { count: 0, oldestSince: null };
 
 /** Per node, in node order: its key state, `null` (absent) or `undefined` (node unreachable). */
 export type NodeReads = ReadonlyArray<NodeKeyState | null | undefined>;
@@ -54,12 +76,55 @@ function stateOf(distinctValues: number, quorum: number, quorumSize: number): Lo
   return quorum >= quorumSize ? "held" : "partial";
 }
 
+/**
+ * The owner of `value`: among the nodes holding it, the entry extended most (a node that missed an
+ * extend lags behind; acquiredAt and labels are the same everywhere, written by one acquire).
+ */
+function ownerOf(reads: NodeReads, value: string, format: LockFormat): LockOwner {
+  let best: OwnerInfo | null = null;
+  for (const read of reads) {
+    if (read?.value === value && read.owner && (!best || read.owner.extensions > best.extensions))
+      best = read.owner;
+  }
+  return best ? { kind: "labelled", ...best } : { kind: "unknown", format };
+}
+
+/** Each contender registers on every node: the fullest list is the best count, the oldest entry wins. */
+function waitersOf(reads: NodeReads): WaitersSummary {
+  let count = 0;
+  let oldestSince: number | null = null;
+  for (const read of reads) {
+    const waiters = read?.waiters ?? NO_WAITERS;
+    count = Math.max(count, waiters.count);
+    if (waiters.oldestSince !== null && (oldestSince === null || waiters.oldestSince < oldestSince))
+      oldestSince = waiters.oldestSince;
+  }
+  return { count, oldestSince };
+}
+
+/** Why a lock needs a look. Without thresholds only what needs no clock (no TTL) is flagged. */
+export function lockFlags(
+  row: Pick<LockRow, "validityMs" | "heldSince" | "waiters">,
+  thresholds?: FlagThresholds,
+): LockFlag[] {
+  const flags: LockFlag[] = [];
+  if (thresholds && row.heldSince !== null) {
+    if (thresholds.serverTimeMs - row.heldSince > thresholds.longHeldMs) flags.push("long-held");
+  }
+  if (row.validityMs === -1) flags.push("no-ttl");
+  const { oldestSince } = row.waiters;
+  if (thresholds && oldestSince !== null && thresholds.serverTimeMs - oldestSince > thresholds.longWaitMs)
+    flags.push("long-wait");
+  return flags;
+}
+
 /** The row of one resource, or null when no reachable node holds it. */
 export function foldResource(
   resource: string,
   reads: NodeReads,
   nodeIds: readonly string[],
   quorumSize: number,
+  thresholds?: FlagThresholds,
 ): Omit<LockRow, "resourceBase64"> | null {
   const byValue = new Map<string, number[]>();
   for (const read of reads) {
@@ -84,16 +149,26 @@ export function foldResource(
       pttlMs: read?.pttlMs ?? null,
       format: read?.format ?? null,
       holdCount: read?.holdCount ?? null,
+      owner: read?.owner ?? null,
     };
   });
+  const format = reads.some((read) => read?.format === "redisson-hash") ? "redisson-hash" : "string";
+  const owner = ownerOf(reads, value, format);
+  const timing = {
+    validityMs: majorityValidityMs(pttls, quorumSize),
+    heldSince: owner.kind === "labelled" ? owner.acquiredAt : null,
+    waiters: waitersOf(reads),
+  };
   return {
     resource,
     state: stateOf(byValue.size, pttls.length, quorumSize),
     value,
-    format: reads.some((read) => read?.format === "redisson-hash") ? "redisson-hash" : "string",
+    format,
     quorum: pttls.length,
     quorumSize,
-    validityMs: majorityValidityMs(pttls, quorumSize),
     nodes,
+    owner,
+    ...timing,
+    flags: lockFlags(timing, thresholds),
   };
 }

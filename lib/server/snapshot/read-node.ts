@@ -1,13 +1,15 @@
 import "server-only";
 /**
  * Reads lock keys from one node: SCAN with a bounded COUNT (never KEYS), then PTTL + GET (strings)
- * or HGETALL (Redisson hashes) for every key, batched. Keys under the reserved `redlock:` prefix
- * are auxiliary and skipped.
+ * or HGETALL (Redisson hashes) for every key, batched, with the library's owner entry and waiters
+ * of each key read in the same script. Keys under the reserved `redlock:` prefix are auxiliary and
+ * skipped as locks.
  */
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { RESERVED_PREFIX } from "@/lib/api";
 import { parseRedissonHash, type NodeKeyState } from "./fold";
+import { ownershipKeys, parseOwnerReply, parseWaitersReply, READ_LOCK_LUA } from "./ownership";
 
 // 10k keys per SCAN call: a 100k-key keyspace in ~10 round trips per node instead of ~100.
 const SCAN_COUNT = 10_000;
@@ -40,10 +42,11 @@ export const readScript = (source: string): ReadScript => ({
   sha: createHash("sha1").update(source).digest("hex"),
 });
 
-const READ_KEYS_SCRIPT = readScript(`${READ_KEY_LUA}
+/** KEYS: (lock, owner entry, waiters) per lock; ARGV[1]: now, epoch ms (live waiters score ≥ it). */
+const READ_KEYS_SCRIPT = readScript(`${READ_KEY_LUA}${READ_LOCK_LUA}
 local replies = {}
-for index, key in ipairs(KEYS) do
-  replies[index] = readKey(key)
+for index = 1, #KEYS, 3 do
+  replies[(index + 2) / 3] = readLock(KEYS[index], KEYS[index + 1], KEYS[index + 2], ARGV[1])
 end
 return replies
 `);
@@ -97,7 +100,10 @@ async function readKeys(
   const readChunks = async () => {
     while (next < chunks.length) {
       const index = next++;
-      replies[index] = (await runReadScript(client, READ_KEYS_SCRIPT, chunks[index]!)) as unknown[];
+      const keys = chunks[index]!.flatMap(ownershipKeys);
+      replies[index] = (await runReadScript(client, READ_KEYS_SCRIPT, keys, [
+        String(Date.now()),
+      ])) as unknown[];
     }
   };
   await Promise.all(Array.from({ length: Math.min(CHUNKS_IN_FLIGHT, chunks.length) }, readChunks));
@@ -116,26 +122,39 @@ export async function runReadScript(
   client: Redis,
   script: ReadScript,
   keys: readonly Buffer[],
+  args: readonly string[] = [],
 ): Promise<unknown> {
   try {
-    return await client.evalsha(script.sha, keys.length, ...keys);
+    return await client.evalsha(script.sha, keys.length, ...keys, ...args);
   } catch (error) {
     if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-    return await client.eval(script.source, keys.length, ...keys);
+    return await client.eval(script.source, keys.length, ...keys, ...args);
   }
 }
 
-/** One key's `readKey` reply: [pttl, value] for a string, [pttl, [field, value, …]] for a hash. */
+/**
+ * One key's `readKey` reply: [pttl, value] for a string, [pttl, [field, value, …]] for a hash;
+ * `readLock` appends [owner, waiting, oldest] (see ownership.ts).
+ */
 export function toKeyState(reply: unknown): NodeKeyState | null {
   if (!Array.isArray(reply) || typeof reply[0] !== "number" || reply[0] === -2) return null;
-  const [pttlMs, body] = reply as [number, unknown];
-  if (typeof body === "string") return { value: body, pttlMs, format: "string", holdCount: null };
+  const [pttlMs, body, owner, waiting, oldest] = reply as [number, unknown, ...unknown[]];
+  const waiters = parseWaitersReply(waiting, oldest);
+  if (typeof body === "string")
+    return {
+      value: body,
+      pttlMs,
+      format: "string",
+      holdCount: null,
+      owner: parseOwnerReply(owner),
+      waiters,
+    };
   if (!Array.isArray(body)) return null;
   const fields: Record<string, string> = {};
   for (let index = 0; index + 1 < body.length; index += 2)
     fields[String(body[index])] = String(body[index + 1]);
   const holder = parseRedissonHash(fields);
-  return holder ? { ...holder, pttlMs, format: "redisson-hash" } : null;
+  return holder ? { ...holder, pttlMs, format: "redisson-hash", waiters } : null;
 }
 
 export async function readNode(

@@ -1,28 +1,40 @@
 import "server-only";
 /**
  * `GET /api/locks/{resource}`: one key read fresh from every node, bypassing the shared snapshot,
- * together with the library's fencing counter for it (`redlock:fence:<resource>`). The snapshot
- * never reads counters: it skips every `redlock:` key, and one extra GET per lock would cost it.
+ * together with the library's fencing counter for it (`redlock:fence:<resource>`) and its waiters
+ * list. The snapshot never reads counters: it skips every `redlock:` key, and one extra GET per
+ * lock would cost it.
  */
 import type { Redis } from "ioredis";
-import type { LockDetail, LockResponse } from "@/lib/api";
+import { MAX_WAITERS_LISTED, type LockDetail, type LockResponse, type Waiter } from "@/lib/api";
 import { FENCE_PREFIX } from "@redlock-console/redlock";
-import type { NodeKeyState } from "./fold";
+import type { FlagThresholds, NodeKeyState } from "./fold";
 import type { ConsoleNode } from "../node-registry";
+import { ownershipKeys, parseWaiterMember, READ_LOCK_LUA } from "./ownership";
 import { READ_KEY_LUA, readScript, runReadScript, toKeyState } from "./read-node";
-import { foldNodes } from "./snapshot";
+import { foldNodes, type FlagLimits } from "./snapshot";
 
-/** KEYS[1] the resource, KEYS[2] its fencing counter: both in one round trip per node. */
-const READ_ONE_SCRIPT = readScript(`${READ_KEY_LUA}
+/**
+ * KEYS[1..3] the resource, its owner entry and waiters, KEYS[4] its fencing counter; ARGV[1] now
+ * (epoch ms), ARGV[2] most waiters listed. All in one round trip per node.
+ */
+const READ_ONE_SCRIPT = readScript(`${READ_KEY_LUA}${READ_LOCK_LUA}
 local fence = false
-if redis.call('TYPE', KEYS[2])['ok'] == 'string' then fence = redis.call('GET', KEYS[2]) end
-return {readKey(KEYS[1]), fence}
+if redis.call('TYPE', KEYS[4])['ok'] == 'string' then fence = redis.call('GET', KEYS[4]) end
+local waiters = {}
+if redis.call('TYPE', KEYS[3])['ok'] == 'zset' then
+  waiters = redis.call('ZRANGEBYSCORE', KEYS[3], ARGV[1], '+inf', 'WITHSCORES', 'LIMIT', 0, ARGV[2])
+end
+return {readLock(KEYS[1], KEYS[2], KEYS[3], ARGV[1]), fence, waiters}
 `);
 const FENCE = Buffer.from(FENCE_PREFIX);
+
+type NodeWaiter = Omit<Waiter, "nodeCount">;
 
 interface NodeRead {
   readonly state: NodeKeyState | null;
   readonly fencingToken: number | null;
+  readonly waiters: NodeWaiter[];
 }
 
 /** The counter's decimal string as a number; anything else (absent, garbled, huge) is no token. */
@@ -33,27 +45,70 @@ function parseFencingToken(reply: unknown): number | null {
   return Number.isSafeInteger(token) ? token : null;
 }
 
-async function readResourceOnNode(client: Redis, key: Buffer): Promise<NodeRead> {
-  const reply = await runReadScript(client, READ_ONE_SCRIPT, [key, Buffer.concat([FENCE, key])]);
-  const [keyReply, fenceReply] = Array.isArray(reply) ? reply : [];
-  return { state: toKeyState(keyReply), fencingToken: parseFencingToken(fenceReply) };
+/** ZRANGE … WITHSCORES reply: member, score, member, score… */
+function parseWaiters(reply: unknown): NodeWaiter[] {
+  if (!Array.isArray(reply)) return [];
+  const waiters: NodeWaiter[] = [];
+  for (let index = 0; index + 1 < reply.length; index += 2) {
+    const waiter = parseWaiterMember(String(reply[index]), Number(reply[index + 1]));
+    if (waiter) waiters.push(waiter);
+  }
+  return waiters;
+}
+
+/** One entry per contender (it registers on every node), longest waiting first. */
+export function mergeWaiters(perNode: ReadonlyArray<readonly NodeWaiter[]>): Waiter[] {
+  const byId = new Map<string, Waiter>();
+  for (const waiters of perNode) {
+    for (const waiter of waiters) {
+      const seen = byId.get(waiter.id);
+      byId.set(
+        waiter.id,
+        seen
+          ? {
+              ...seen,
+              since: Math.min(seen.since, waiter.since),
+              expiresAt: Math.max(seen.expiresAt, waiter.expiresAt),
+              nodeCount: seen.nodeCount + 1,
+            }
+          : { ...waiter, nodeCount: 1 },
+      );
+    }
+  }
+  return [...byId.values()].sort((a, b) => a.since - b.since || (a.id < b.id ? -1 : 1));
+}
+
+async function readResourceOnNode(client: Redis, key: Buffer, nowMs: number): Promise<NodeRead> {
+  const keys = [...ownershipKeys(key), Buffer.concat([FENCE, key])];
+  const reply = await runReadScript(client, READ_ONE_SCRIPT, keys, [
+    String(nowMs),
+    String(MAX_WAITERS_LISTED),
+  ]);
+  const [keyReply, fenceReply, waitersReply] = Array.isArray(reply) ? reply : [];
+  return {
+    state: toKeyState(keyReply),
+    fencingToken: parseFencingToken(fenceReply),
+    waiters: parseWaiters(waitersReply),
+  };
 }
 
 export async function readOneLock(
   nodes: readonly ConsoleNode[],
   key: Buffer,
   quorumSize: number,
+  limits?: FlagLimits,
 ): Promise<LockResponse> {
   const serverTime = Date.now();
+  const thresholds: FlagThresholds | undefined = limits && { ...limits, serverTimeMs: serverTime };
   const reads = await Promise.all(
-    nodes.map((node) => readResourceOnNode(node.client, key).catch(() => undefined)),
+    nodes.map((node) => readResourceOnNode(node.client, key, serverTime).catch(() => undefined)),
   );
   const states = reads.map((read) =>
     read === undefined
       ? undefined
       : new Map(read.state ? [[key.toString("latin1"), read.state]] : []),
   );
-  const [folded] = foldNodes(nodes, states, quorumSize);
+  const [folded] = foldNodes(nodes, states, quorumSize, thresholds);
   const tokens = reads.map((read) => read?.fencingToken ?? null);
   const lock: LockDetail | null = folded
     ? {
@@ -62,6 +117,7 @@ export async function readOneLock(
           ...holder,
           fencingToken: tokens[index] ?? null,
         })),
+        waiterList: mergeWaiters(reads.map((read) => read?.waiters ?? [])),
       }
     : null;
   const recorded = tokens.filter((token) => token !== null);

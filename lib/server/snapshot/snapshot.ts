@@ -5,7 +5,7 @@ import "server-only";
  */
 import type { LockCounts, LockRow } from "@/lib/api";
 import type { ConsoleNode } from "../node-registry";
-import { foldResource, type NodeKeyState } from "./fold";
+import { foldResource, type FlagThresholds, type NodeKeyState } from "./fold";
 import { readNode, type NodeScan } from "./read-node";
 
 export interface SnapshotRow {
@@ -41,6 +41,7 @@ export function foldNodes(
   nodes: readonly ConsoleNode[],
   reads: ReadonlyArray<Map<string, NodeKeyState> | undefined>,
   quorumSize: number,
+  thresholds?: FlagThresholds,
 ): SnapshotRow[] {
   const allKeys = new Set<string>();
   for (const read of reads) for (const key of read?.keys() ?? []) allKeys.add(key);
@@ -54,7 +55,7 @@ export function foldNodes(
     const named = ASCII.test(sortKey)
       ? { resource: sortKey }
       : describeKey(Buffer.from(sortKey, "latin1"));
-    const folded = foldResource(named.resource, perNode, nodeIds, quorumSize);
+    const folded = foldResource(named.resource, perNode, nodeIds, quorumSize, thresholds);
     if (folded) rows.push({ sortKey, row: { ...folded, ...named } });
   }
   return rows.sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
@@ -66,11 +67,15 @@ function countStates(rows: readonly SnapshotRow[]): LockCounts {
   return counts;
 }
 
+/** When rows are flagged as long-held or long-waited, in ms. */
+export type FlagLimits = Omit<FlagThresholds, "serverTimeMs">;
+
 export async function takeSnapshot(
   nodes: readonly ConsoleNode[],
   patterns: readonly string[],
   maxKeys: number,
   quorumSize: number,
+  limits?: FlagLimits,
 ): Promise<Snapshot> {
   const startedAt = performance.now();
   const serverTime = Date.now();
@@ -83,6 +88,7 @@ export async function takeSnapshot(
     nodes,
     scans.map((scan) => scan?.keys),
     quorumSize,
+    limits && { ...limits, serverTimeMs: serverTime },
   );
   return {
     serverTime,

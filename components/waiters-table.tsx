@@ -1,0 +1,43 @@
+import type { Waiter } from "@/lib/api/locks";
+import { formatTimestamp } from "./format";
+import { ElapsedSince } from "./held-for";
+import { OwnerLabels } from "./lock-owner";
+
+/** Contenders waiting for a resource, longest waiting first. */
+export function WaitersTable({ waiters, nodeCount }: { waiters: Waiter[]; nodeCount: number }) {
+  return (
+    <div className="table-scroll">
+      <table className="plain" aria-label="Waiters">
+        <thead>
+          <tr>
+            <th scope="col">Waiter</th>
+            <th scope="col">Labels</th>
+            <th scope="col">Waiting for</th>
+            <th scope="col">Gives up at</th>
+            <th scope="col">Nodes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {waiters.map((waiter) => (
+            <tr key={waiter.id}>
+              <th scope="row" className="mono">
+                {waiter.id}
+              </th>
+              <td>
+                <OwnerLabels labels={waiter.labels} />
+              </td>
+              <td>
+                <ElapsedSince sinceMs={waiter.since} label="waiting for" />
+                <div className="muted">since {formatTimestamp(waiter.since)}</div>
+              </td>
+              <td>{formatTimestamp(waiter.expiresAt)}</td>
+              <td>
+                {waiter.nodeCount}/{nodeCount}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,120 @@
+/**
+ * The library's ownership keys as the console reads them (formats fixed by the library, issue 10):
+ * `redlock:owner:<resource>` a hash {value, labels (JSON), acquiredAt, extensions} that belongs to the
+ * holder whose value equals its `value` field; `redlock:waiters:<resource>` a sorted set of JSON
+ * members {id, labels, since} scored by the epoch ms at which each wait ends.
+ * The Lua here runs inside the same script as the lock read, so an owner entry is only ever compared
+ * with the holder value read at the same instant: a stale or foreign entry is never shown as owner.
+ */
+import type { OwnerInfo, WaitersSummary } from "@/lib/api";
+import { RESERVED_PREFIX } from "@/lib/api";
+
+export const OWNER_PREFIX = Buffer.from(`${RESERVED_PREFIX}owner:`);
+export const WAITERS_PREFIX = Buffer.from(`${RESERVED_PREFIX}waiters:`);
+
+/** Waiters scanned per key for the oldest one; beyond it the oldest may be missed (the count is exact). */
+const OLDEST_SCAN_LIMIT = 256;
+
+/** The three keys one lock read needs: the lock, its owner entry, its waiters. */
+export const ownershipKeys = (key: Buffer): Buffer[] => [
+  key,
+  Buffer.concat([OWNER_PREFIX, key]),
+  Buffer.concat([WAITERS_PREFIX, key]),
+];
+
+/**
+ * Lua `readLock(key, ownerKey, waitersKey, nowMs)` (needs `readKey`): readKey's reply, then the owner
+ * entry's {labels, acquiredAt, extensions} when its `value` equals the string read (else false), the
+ * live waiters' count (score ≥ now) and the oldest `since` among them (false when none).
+ */
+export const READ_LOCK_LUA = `
+local function readLock(key, ownerKey, waitersKey, nowMs)
+  local reply = readKey(key)
+  if reply[1] == -2 then return reply end
+  -- Other libraries' locks have neither key: one command instead of two for them.
+  if redis.call('EXISTS', ownerKey, waitersKey) == 0 then return {reply[1], reply[2], false, 0, false} end
+  local owner = false
+  if type(reply[2]) == 'string' then
+    -- pcall: an owner key of another type is no entry, not an error that fails the whole read.
+    local entry = redis.pcall('HMGET', ownerKey, 'value', 'labels', 'acquiredAt', 'extensions')
+    if entry[1] == reply[2] then owner = {entry[2] or '', entry[3] or '', entry[4] or ''} end
+  end
+  local waiting = redis.pcall('ZCOUNT', waitersKey, nowMs, '+inf')
+  local oldest = false
+  if type(waiting) ~= 'number' then
+    waiting = 0
+  elseif waiting > 0 then
+    local members = redis.call('ZRANGEBYSCORE', waitersKey, nowMs, '+inf', 'LIMIT', 0, ${OLDEST_SCAN_LIMIT})
+    for _, member in ipairs(members) do
+      local ok, waiter = pcall(cjson.decode, member)
+      if ok and type(waiter) == 'table' and type(waiter.since) == 'number'
+        and (not oldest or waiter.since < oldest) then
+        oldest = waiter.since
+      end
+    end
+  end
+  return {reply[1], reply[2], owner, waiting, oldest}
+end
+`;
+
+/** A JSON object of string → string, or null for anything else. */
+export function parseLabels(text: unknown): Record<string, string> | null {
+  if (typeof text !== "string") return null;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null;
+    const entries = Object.entries(parsed);
+    return entries.every(([, value]) => typeof value === "string")
+      ? (Object.fromEntries(entries) as Record<string, string>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+const wholeNumber = (text: unknown): number | null => {
+  const number = Number(text);
+  return typeof text === "string" && /^\d+$/.test(text) && Number.isSafeInteger(number) ? number : null;
+};
+
+/** readLock's owner part: [labels, acquiredAt, extensions]; null when absent or garbled. */
+export function parseOwnerReply(reply: unknown): OwnerInfo | null {
+  if (!Array.isArray(reply)) return null;
+  const [labelsText, acquiredAtText, extensionsText] = reply.map((part) =>
+    part === null || part === undefined ? "" : String(part),
+  );
+  const acquiredAt = wholeNumber(acquiredAtText);
+  if (acquiredAt === null) return null;
+  return {
+    labels: parseLabels(labelsText) ?? {},
+    acquiredAt,
+    extensions: wholeNumber(extensionsText) ?? 0,
+  };
+}
+
+/** readLock's waiters part. */
+export function parseWaitersReply(count: unknown, oldest: unknown): WaitersSummary {
+  return {
+    count: typeof count === "number" && count > 0 ? count : 0,
+    oldestSince: typeof oldest === "number" ? oldest : null,
+  };
+}
+
+/** One waiters member (`{"id","labels","since"}`) with its score; null when garbled. */
+export function parseWaiterMember(
+  member: string,
+  score: number,
+): { id: string; labels: Record<string, string>; since: number; expiresAt: number } | null {
+  try {
+    const parsed = JSON.parse(member) as { id?: unknown; labels?: unknown; since?: unknown };
+    if (typeof parsed.id !== "string" || typeof parsed.since !== "number") return null;
+    return {
+      id: parsed.id,
+      labels: parseLabels(JSON.stringify(parsed.labels ?? {})) ?? {},
+      since: parsed.since,
+      expiresAt: score,
+    };
+  } catch {
+    return null;
+  }
+}
