@@ -15,12 +15,12 @@ export interface OwnerLabels {
 const cache = new WeakMap<Settings, OwnerLabels | undefined>();
 let libraryLabels: Record<string, string> | undefined;
 
-function assertLabels(labels: unknown, source: string): asserts labels is Record<string, string> {
+function assertLabels(labels: unknown): asserts labels is Record<string, string> {
   if (typeof labels !== "object" || labels === null || Array.isArray(labels))
-    throw new TypeError(`Setting "owner" ${source} must be an object of string labels, or false.`);
+    throw new TypeError(`Setting "owner" must be an object of string labels, or false.`);
   for (const [name, label] of Object.entries(labels))
     if (typeof label !== "string")
-      throw new TypeError(`Owner label "${name}" ${source} must be a string, got ${typeof label}.`);
+      throw new TypeError(`Owner label "${name}" must be a string, got ${typeof label}.`);
 }
 
 /** Merges the per-call labels over the instance's (later wins); `false` on either side turns it off. */
@@ -30,7 +30,7 @@ export function mergeOwner(
 ): Settings["owner"] {
   if (override === undefined) return base;
   if (override === false) return false;
-  assertLabels(override, "of the call");
+  assertLabels(override);
   return base === false ? override : { ...base, ...override };
 }
 
@@ -42,7 +42,7 @@ export function ownerLabels(settings: Settings): OwnerLabels | undefined {
   if (cache.has(settings)) return cache.get(settings);
   let resolved: OwnerLabels | undefined;
   if (settings.owner !== false) {
-    assertLabels(settings.owner, "");
+    assertLabels(settings.owner);
     libraryLabels ??= { host: hostname(), pid: String(process.pid) };
     const labels = Object.freeze({ ...libraryLabels, ...settings.owner });
     const json = JSON.stringify(labels);
