@@ -58,10 +58,10 @@ export async function acquire(
   settings: Settings,
   signal?: AbortSignal,
 ): Promise<AcquiredLock> {
-  const waiter =
-    settings.waiters && settings.retryCount !== 0
-      ? new WaiterEntry(core, resources, ttlMs, settings, ownerLabels(settings))
-      : undefined;
+  // Built at the first failed attempt only: an uncontended acquire pays nothing for waiters.
+  let waiter: WaiterEntry | undefined;
+  const waits = settings.waiters && settings.retryCount !== 0;
+  const sinceMs = Date.now();
   try {
     const { result, attempts } = await withRetries(
       core,
@@ -70,7 +70,17 @@ export async function acquire(
       signal,
       async () => {
         const step = await acquireOnce(core, resources, ttlMs, settings);
-        if (!step.result) waiter?.attemptFailed();
+        if (!step.result && waits) {
+          waiter ??= new WaiterEntry(
+            core,
+            resources,
+            ttlMs,
+            settings,
+            ownerLabels(settings),
+            sinceMs,
+          );
+          waiter.attemptFailed();
+        }
         return step;
       },
     );

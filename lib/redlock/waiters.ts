@@ -30,8 +30,9 @@ export class WaiterEntry {
     ttlMs: number,
     private readonly settings: Settings,
     owner: OwnerLabels | undefined,
+    /** Epoch ms when the acquire call started: the wait began then. */
+    sinceMs: number,
   ) {
-    const sinceMs = Date.now();
     const labels = owner?.json ?? "{}";
     // Built by hand around the labels JSON computed once per settings.
     this.member = `{"id":"${randomBytes(8).toString("hex")}","labels":${labels},"since":${sinceMs}}`;
