@@ -2,9 +2,34 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  resolve: {
+    alias: {
+      "@": path.resolve(import.meta.dirname),
+      // Tests run on the library's source, not on its build.
+      "@redlock-console/redlock": path.resolve(import.meta.dirname, "lib/redlock/index.ts"),
+    },
+  },
   test: {
-    include: ["lib/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts"],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "ioredis",
+          include: ["lib/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts"],
+          provide: { clientKind: "ioredis" },
+        },
+      },
+      {
+        // The library's algorithm tests again, with node-redis clients (test/lock-clients.ts).
+        extends: true,
+        test: {
+          name: "node-redis",
+          include: ["test/redlock/**/*.test.ts"],
+          exclude: ["test/redlock/batch.test.ts"],
+          provide: { clientKind: "node-redis" },
+        },
+      },
+    ],
     globalSetup: ["test/global-setup.ts"],
     // Tests that pause or kill masters start their own; the shared five are never faulted.
     testTimeout: 30_000,

@@ -6,7 +6,7 @@
 import { Redlock as SesameRedlock } from "@sesamecare-oss/redlock";
 import type { Redis } from "ioredis";
 import NodeRedlock from "redlock";
-import SourceRedlock from "@/lib/redlock";
+import SourceRedlock from "@redlock-console/redlock";
 import { compileOurs } from "./compile-ours";
 
 export type LibraryName = "ours" | "node-redlock" | "sesamecare";

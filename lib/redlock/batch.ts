@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { Command, type Redis } from "ioredis";
+import { createRequire } from "node:module";
+import type { Command as IoredisCommand, Redis } from "ioredis";
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from "./lua";
-import type { Client } from "./types";
+import type { IoredisClient as Client } from "./client-adapter";
 
 /** A script command waiting for its node's next batch. */
 export interface QueuedCommand {
@@ -40,6 +41,16 @@ return replies
 `;
 const BATCH_SHA = sha1(BATCH_SCRIPT);
 
+let Command: typeof IoredisCommand | undefined;
+
+/**
+ * ioredis's Command class, required on first use: only an ioredis client with auto-pipelining needs
+ * it, and a node-redis application need not have ioredis installed at all.
+ */
+const commandClass = (): typeof IoredisCommand =>
+  (Command ??= (createRequire(import.meta.url)("ioredis") as { Command: typeof IoredisCommand })
+    .Command);
+
 export const isNoScript = (error: unknown) =>
   error instanceof Error && error.message.startsWith("NOSCRIPT");
 
@@ -59,7 +70,7 @@ export function evalScript(
     return client[command](shaOrBody, keys.length, ...keys, ...args);
   const options = { replyEncoding: "utf8" as const, keyPrefix: client.options.keyPrefix };
   return (client as Redis).sendCommand(
-    new Command(command, [shaOrBody, keys.length, ...keys, ...args], options),
+    new (commandClass())(command, [shaOrBody, keys.length, ...keys, ...args], options),
   ) as Promise<unknown>;
 }
 

@@ -19,6 +19,8 @@ export { INSPECT_MAX_RESOURCES } from "./inspect";
 export type { CallSettings, Settings } from "./settings";
 export type {
   Client,
+  IoredisClient,
+  NodeRedisClient,
   ExecutionResult,
   ExecutionStats,
   NodeInspection,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { NodeUnavailableError } from "./errors";
 import { evalScript, isNoScript, sendBatch, type QueuedCommand } from "./batch";
 import { RestartWatch } from "./restart-watch";
-import type { Client } from "./types";
+import { adaptClient, describeClient, type Client, type IoredisClient } from "./client-adapter";
 
 export interface Script {
   readonly body: string;
@@ -20,12 +20,6 @@ const MAX_BATCH = 256;
 /** Connection states in which ioredis sends (or briefly queues until connected) a command. */
 const SENDABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
 
-function describeClient(client: Client): string {
-  const options = (client as { options?: { host?: string; port?: number; path?: string } }).options;
-  if (options?.path) return options.path;
-  return options?.host ? `${options.host}:${options.port ?? 6379}` : "cluster";
-}
-
 /**
  * One Redis master as the algorithm sees it. It refuses to send while it has commands overdue past
  * `nodeTimeout`: a paused node otherwise collects one queued command per operation, without bound.
@@ -36,18 +30,22 @@ export class RedlockNode {
   private overdueCount = 0;
   private batch: QueuedCommand[] = [];
   private readonly batches: boolean;
+  /** The client as the library drives it (node-redis clients through their adapter). */
+  private readonly connection: IoredisClient;
 
   constructor(
+    /** The client as the caller gave it: the key of `votesFor`/`votesAgainst`. */
     readonly client: Client,
     readonly index: number,
     restartQuarantineMs: number | false,
   ) {
+    this.connection = adaptClient(client);
     this.address = describeClient(client);
     // A Cluster routes each key to its own shard, so only single-node clients batch into one script call.
     this.batches =
-      typeof (client as { pipeline?: unknown }).pipeline === "function" &&
-      !(client as { isCluster?: boolean }).isCluster;
-    this.restartWatch = new RestartWatch(client, restartQuarantineMs);
+      typeof (this.connection as { pipeline?: unknown }).pipeline === "function" &&
+      !this.connection.isCluster;
+    this.restartWatch = new RestartWatch(this.connection, restartQuarantineMs);
   }
 
   get isSuspect(): boolean {
@@ -61,7 +59,7 @@ export class RedlockNode {
         `Node ${this.address} has ${this.overdueCount} command(s) overdue; not sending more until it answers.`,
       );
     }
-    const status = (this.client as { status?: string }).status;
+    const status = (this.connection as { status?: string }).status;
     if (status !== undefined && !SENDABLE_STATUSES.has(status)) {
       return new NodeUnavailableError(`Node ${this.address} is not connected (${status}).`);
     }
@@ -92,10 +90,10 @@ export class RedlockNode {
     args,
   }: Omit<QueuedCommand, "resolve" | "reject">): Promise<unknown> {
     try {
-      return await evalScript(this.client, "evalsha", target.sha, keys, args);
+      return await evalScript(this.connection, "evalsha", target.sha, keys, args);
     } catch (error) {
       if (!isNoScript(error)) throw error;
-      return evalScript(this.client, "eval", target.body, keys, args);
+      return evalScript(this.connection, "eval", target.body, keys, args);
     }
   }
 
@@ -105,7 +103,7 @@ export class RedlockNode {
     // Bounded so one script call never holds a node for long (~1 µs per operation).
     for (let start = 0; start < batch.length; start += MAX_BATCH) {
       const part = batch.slice(start, start + MAX_BATCH);
-      if (part.length > 1 && sendBatch(this.client, part)) continue;
+      if (part.length > 1 && sendBatch(this.connection, part)) continue;
       for (const command of part) this.evaluateAlone(command).then(command.resolve, command.reject);
     }
   }

@@ -15,9 +15,11 @@ import {
   type CallSettings,
   type Settings,
 } from "./settings";
+import { loadTracer, startOperationSpan, type OperationSpan } from "./telemetry";
 import type {
   Client,
   NodeState,
+  Operation,
   OperationEvent,
   RedlockAbortSignal,
   ReleaseResult,
@@ -34,6 +36,8 @@ export default class Redlock extends EventEmitter {
   readonly clients: Set<Client>;
   readonly settings: Settings;
   private readonly core: Core;
+  /** Set only when @opentelemetry/api is installed. */
+  private readonly tracer = loadTracer();
 
   constructor(clients: Iterable<Client>, settings: Partial<Settings> = {}) {
     super();
@@ -68,29 +72,55 @@ export default class Redlock extends EventEmitter {
     assertResources(resources);
     assertTtl(duration);
     const resolved = resolveSettings(this.settings, settings);
-    const acquired = await acquire(this.core, resources, duration, resolved, settings.signal);
-    return new Lock(
-      this,
-      [...resources],
-      acquired.value,
-      acquired.attempts,
-      acquired.expiration,
-      acquired.fencingToken,
-      acquired.owner,
-    );
+    const span = this.startSpan("acquire", resources, duration);
+    try {
+      const acquired = await acquire(this.core, resources, duration, resolved, settings.signal);
+      span?.succeed(acquired.attempts);
+      return new Lock(
+        this,
+        [...resources],
+        acquired.value,
+        acquired.attempts,
+        acquired.expiration,
+        acquired.fencingToken,
+        acquired.owner,
+      );
+    } catch (error) {
+      span?.fail(error);
+      throw error;
+    }
   }
 
   /** Deletes the lock on every node that still holds it. Resolves even if the lock had expired. */
   async release(lock: Lock, settings: Partial<Settings> = {}): Promise<ReleaseResult> {
     assertResources(lock.resources);
-    return release(this.core, lock.resources, lock.value, resolveSettings(this.settings, settings));
+    const span = this.startSpan("release", lock.resources);
+    const result = await release(
+      this.core,
+      lock.resources,
+      lock.value,
+      resolveSettings(this.settings, settings),
+    );
+    span?.succeed(result.attempts, {
+      "redlock.released_count": result.releasedCount,
+      "redlock.failed_count": result.failedCount,
+    });
+    return result;
   }
 
   /** Extends a held lock to `duration` ms from now; returns the extended Lock. Throws ExecutionError if lost. */
   async extend(existing: Lock, duration: number, settings: CallSettings = {}): Promise<Lock> {
     assertTtl(duration);
     const resolved = resolveSettings(this.settings, settings);
-    const extended = await extend(this.core, existing, duration, resolved, settings.signal);
+    const span = this.startSpan("extend", existing.resources, duration);
+    let extended: Awaited<ReturnType<typeof extend>>;
+    try {
+      extended = await extend(this.core, existing, duration, resolved, settings.signal);
+      span?.succeed(extended.attempts);
+    } catch (error) {
+      span?.fail(error);
+      throw error;
+    }
     existing.expiration = 0; // node-redlock does the same: the old handle must not be extended again
     return new Lock(
       this,
@@ -141,6 +171,15 @@ export default class Redlock extends EventEmitter {
       );
     assertTtl(duration);
     return using(this, resources, duration, settings, routine);
+  }
+
+  private startSpan(
+    operation: Operation,
+    resources: readonly string[],
+    ttlMs?: number,
+  ): OperationSpan | undefined {
+    if (!this.tracer) return undefined;
+    return startOperationSpan(this.tracer, operation, resources, this.core.nodes.length, ttlMs);
   }
 
   /** What the library knows of each node: suspect (overdue commands), quarantine, uptime. */

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { NodeQuarantinedError } from "./errors";
-import type { Client } from "./types";
+import type { IoredisClient as Client } from "./client-adapter";
 
 const parseInfoField = (info: string, field: string) =>
   new RegExp(`^${field}:(.*)$`, "m").exec(info)?.[1]?.trim();

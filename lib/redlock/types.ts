@@ -1,7 +1,6 @@
-import type { Cluster, Redis } from "ioredis";
+import type { Client } from "./client-adapter";
 
-/** A Redis master as the library uses it: an ioredis client or cluster. */
-export type Client = Redis | Cluster;
+export type { Client, IoredisClient, NodeRedisClient } from "./client-adapter";
 
 export type Operation = "acquire" | "extend" | "release";
 

@@ -6,7 +6,7 @@ import "server-only";
  * instance built from the environment lives in default-console.ts.
  */
 import type { NodesResponse } from "@/lib/api";
-import Redlock, { type OperationEvent } from "@/lib/redlock";
+import Redlock, { type OperationEvent } from "@redlock-console/redlock";
 import { createAuditTrail, type AuditTrail } from "./audit/audit-trail";
 import { createGuard, type Guard } from "./auth/guard";
 import { createRateLimiter, type RateLimiter } from "./auth/rate-limit";

@@ -5,7 +5,7 @@ import "server-only";
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { LockCounts, NodesResponse } from "@/lib/api";
-import type { OperationEvent } from "@/lib/redlock";
+import type { OperationEvent } from "@redlock-console/redlock";
 import type { ConsoleNode } from "./node-registry";
 
 /** 1 ms … 2.5 s: a healthy node answers in ~1 ms, a timed-out one at the node timeout. */

@@ -5,7 +5,7 @@ import "server-only";
  * Addresses shown or logged never carry the URL's password.
  */
 import { Redis } from "ioredis";
-import { quorumSize } from "@/lib/redlock";
+import { quorumSize } from "@redlock-console/redlock";
 import type { ConsoleConfig } from "./config";
 import { logger, redactText, redactUrl } from "./logger";
 

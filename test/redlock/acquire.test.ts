@@ -1,17 +1,25 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { ExecutionError, ResourceLockedError, type OperationEvent } from "@/lib/redlock";
+import Redlock, {
+  type Client,
+  ExecutionError,
+  ResourceLockedError,
+  type OperationEvent,
+} from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls } from "../cluster";
+import { lockClients } from "../lock-clients";
 
 let clients: Redis[];
+let lockers: Client[];
 let redlock: Redlock;
 const name = (label: string) => `test:acquire:${randomUUID()}:${label}`;
 const valuesOn = (resource: string) => Promise.all(clients.map((client) => client.get(resource)));
 
-beforeAll(() => {
+beforeAll(async () => {
   clients = connect(sharedUrls());
-  redlock = new Redlock(clients, { retryCount: 2, retryDelay: 50, retryJitter: 20 });
+  lockers = await lockClients(clients);
+  redlock = new Redlock(lockers, { retryCount: 2, retryDelay: 50, retryJitter: 20 });
 });
 afterAll(() => disconnect(clients));
 
@@ -127,7 +135,7 @@ describe("acquire", () => {
     await clients[0]!.set(resource, "someone-else", "PX", 5_000);
     const lock = await redlock.acquire([resource], 5_000);
     const stats = await lock.attempts[0]!;
-    expect(stats.votesAgainst.get(clients[0]!)).toBeInstanceOf(ResourceLockedError);
+    expect(stats.votesAgainst.get(lockers[0]!)).toBeInstanceOf(ResourceLockedError);
     expect(await clients[0]!.get(resource)).toBe("someone-else");
     await lock.release();
     expect(await clients[0]!.get(resource)).toBe("someone-else"); // release never deletes another holder's key
@@ -156,10 +164,10 @@ describe("argument checks", () => {
     expect(() => new Redlock([])).toThrow(
       "Redlock must be instantiated with at least one redis client.",
     );
-    expect(() => new Redlock(clients, { retryCount: 1.5 })).toThrow(
+    expect(() => new Redlock(lockers, { retryCount: 1.5 })).toThrow(
       'Setting "retryCount" must be an integer >= -1',
     );
-    expect(() => new Redlock(clients, { nodeTimeout: 0 })).toThrow(
+    expect(() => new Redlock(lockers, { nodeTimeout: 0 })).toThrow(
       'Setting "nodeTimeout" must be a positive number',
     );
   });

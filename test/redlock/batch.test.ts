@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { ExecutionError, Lock } from "@/lib/redlock";
+import Redlock, { ExecutionError, Lock } from "@redlock-console/redlock";
 import { connect, disconnect, usePrivateMasters } from "../cluster";
 
 // Counts EVALSHA/EVAL calls per node and flushes script caches, so it uses masters of its own.

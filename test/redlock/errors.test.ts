@@ -5,11 +5,11 @@ import {
   isRedlockError,
   isResourceLockedError,
   ResourceLockedError,
-} from "@/lib/redlock";
+} from "@redlock-console/redlock";
 
 it("the error guards recognise errors from another copy of the library, where instanceof fails", async () => {
   vi.resetModules();
-  const other = await import("@/lib/redlock");
+  const other = await import("@redlock-console/redlock");
   const executionError = new other.ExecutionError("no quorum", []);
   const lockedError = new other.ResourceLockedError("held");
   expect(executionError instanceof ExecutionError).toBe(false);

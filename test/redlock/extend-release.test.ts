@@ -1,16 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { ExecutionError, Lock } from "@/lib/redlock";
+import Redlock, { type Client, ExecutionError, Lock } from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls, sleep } from "../cluster";
+import { lockClients } from "../lock-clients";
 
 let clients: Redis[];
+let lockers: Client[];
 let redlock: Redlock;
 const name = (label: string) => `test:extend:${randomUUID()}:${label}`;
 
-beforeAll(() => {
+beforeAll(async () => {
   clients = connect(sharedUrls());
-  redlock = new Redlock(clients, { retryCount: 1, retryDelay: 20, retryJitter: 5 });
+  lockers = await lockClients(clients);
+  redlock = new Redlock(lockers, { retryCount: 1, retryDelay: 20, retryJitter: 5 });
 });
 afterAll(() => disconnect(clients));
 
@@ -46,7 +49,7 @@ describe("extend", () => {
   it("does not retry an extension that Redis refuses outright (a key of another type)", async () => {
     const resource = name("wrongtype");
     await Promise.all(clients.map((client) => client.hset(resource, "holder", "1")));
-    const patient = new Redlock(clients, { retryCount: 5, retryDelay: 200, retryJitter: 0 });
+    const patient = new Redlock(lockers, { retryCount: 5, retryDelay: 200, retryJitter: 0 });
     const handle = new Lock(patient, [resource], "f".repeat(40), [], Date.now() + 5_000);
     const startMs = Date.now();
     await expect(handle.extend(1_000)).rejects.toBeInstanceOf(ExecutionError);

@@ -1,12 +1,19 @@
 import { performance } from "node:perf_hooks";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { ExecutionError, NodeTimeoutError, NodeUnavailableError } from "@/lib/redlock";
+import Redlock, {
+  type Client,
+  ExecutionError,
+  NodeTimeoutError,
+  NodeUnavailableError,
+} from "@redlock-console/redlock";
 import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
+import { clientKind, lockClients } from "../lock-clients";
 
 // These tests pause real redis-server processes (SIGSTOP), so they use masters of their own.
 const { masters } = usePrivateMasters(5);
 let clients: Redis[];
+let lockers: Client[];
 let paused: number[] = [];
 const NODE_TIMEOUT_MS = 150;
 
@@ -23,8 +30,9 @@ const keysOn = (resource: string, indexes: number[]) =>
 const pendingCommands = (client: Redis) =>
   (client as unknown as { commandQueue: { length: number } }).commandQueue.length;
 
-beforeAll(() => {
+beforeAll(async () => {
   clients = connect(masters().urls);
+  lockers = await lockClients(clients);
 });
 afterEach(async () => {
   resumeAll();
@@ -34,7 +42,7 @@ afterAll(() => disconnect(clients));
 
 describe("with nodes paused (SIGSTOP)", () => {
   it("acquires with 2 of 5 nodes paused, within one nodeTimeout", async () => {
-    const redlock = new Redlock(clients, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 0 });
+    const redlock = new Redlock(lockers, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 0 });
     pause(0, 1);
     const startMono = performance.now();
     const lock = await redlock.acquire(["two-paused"], 2_000);
@@ -42,12 +50,12 @@ describe("with nodes paused (SIGSTOP)", () => {
     expect(lock.validityMs).toBeGreaterThan(1_500);
     expect(await keysOn("two-paused", [2, 3, 4])).toEqual([1, 1, 1]);
     const stats = await lock.attempts[0]!;
-    expect(stats.votesAgainst.get(clients[0]!)).toBeInstanceOf(NodeTimeoutError);
+    expect(stats.votesAgainst.get(lockers[0]!)).toBeInstanceOf(NodeTimeoutError);
     await lock.release();
   });
 
   it("fails fast with 3 of 5 paused and leaves no key on the live nodes", async () => {
-    const redlock = new Redlock(clients, {
+    const redlock = new Redlock(lockers, {
       nodeTimeout: NODE_TIMEOUT_MS,
       retryCount: 3,
       retryDelay: 20,
@@ -62,12 +70,12 @@ describe("with nodes paused (SIGSTOP)", () => {
     expect(elapsedMs).toBeLessThan(NODE_TIMEOUT_MS + 4 * 20 + 150);
     const attempts = await Promise.all((failure as ExecutionError).attempts);
     expect(attempts).toHaveLength(4);
-    expect(attempts[1]!.votesAgainst.get(clients[0]!)).toBeInstanceOf(NodeUnavailableError);
+    expect(attempts[1]!.votesAgainst.get(lockers[0]!)).toBeInstanceOf(NodeUnavailableError);
     expect(await keysOn("three-paused", [3, 4])).toEqual([0, 0]);
   });
 
   it("cleans up the stalled nodes too, once they answer", async () => {
-    const redlock = new Redlock(clients, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 0 });
+    const redlock = new Redlock(lockers, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 0 });
     pause(0, 1, 2);
     await expect(redlock.acquire(["late-cleanup"], 10_000)).rejects.toBeInstanceOf(ExecutionError);
     resumeAll();
@@ -76,7 +84,7 @@ describe("with nodes paused (SIGSTOP)", () => {
   });
 
   it("never yields a lock from nodes that answer after the TTL", async () => {
-    const redlock = new Redlock(clients, { nodeTimeout: 5_000, retryCount: 0 });
+    const redlock = new Redlock(lockers, { nodeTimeout: 5_000, retryCount: 0 });
     pause(0, 1, 2);
     setTimeout(resumeAll, 300);
     const startMono = performance.now();
@@ -88,23 +96,24 @@ describe("with nodes paused (SIGSTOP)", () => {
   });
 
   it("keeps a paused node's queue bounded over many operations", async () => {
-    const redlock = new Redlock(clients, { nodeTimeout: 50, retryCount: 0 });
+    const redlock = new Redlock(lockers, { nodeTimeout: 50, retryCount: 0 });
     pause(4);
     for (let round = 0; round < 200; round += 1) {
       const lock = await redlock.acquire([`bounded:${round}`], 1_000);
       await lock.release();
     }
     // Only the commands sent before the node was seen overdue wait in its queue, not one per operation.
-    expect(pendingCommands(clients[4]!)).toBeLessThanOrEqual(3);
+    // node-redis keeps its queue private: there the node's "suspect" state is what shows the bound.
+    if (clientKind() === "ioredis") expect(pendingCommands(clients[4]!)).toBeLessThanOrEqual(3);
     expect(redlock.nodeStates()[4]!.status).toBe("suspect");
     resumeAll();
     await sleep(100);
     expect(redlock.nodeStates()[4]!.status).toBe("ok");
-    expect(pendingCommands(clients[4]!)).toBe(0);
+    if (clientKind() === "ioredis") expect(pendingCommands(clients[4]!)).toBe(0);
   });
 
   it("needs a majority to extend: fails with 3 of 5 paused, succeeds with 2 of 5 paused", async () => {
-    const redlock = new Redlock(clients, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 0 });
+    const redlock = new Redlock(lockers, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 0 });
     const [first, second] = await Promise.all([
       redlock.acquire(["extend-a"], 2_000),
       redlock.acquire(["extend-b"], 2_000),
@@ -124,7 +133,7 @@ describe("with nodes paused (SIGSTOP)", () => {
 
 describe("failed attempts", () => {
   it("release their partial keys before the next retry, so they never block their own retry", async () => {
-    const redlock = new Redlock(clients, {
+    const redlock = new Redlock(lockers, {
       nodeTimeout: NODE_TIMEOUT_MS,
       retryCount: 10,
       retryDelay: 200,

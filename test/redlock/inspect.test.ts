@@ -7,16 +7,24 @@ import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import NodeRedlock from "redlock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { NodeTimeoutError, ownerKey, type ResourceInspection } from "@/lib/redlock";
+import Redlock, {
+  type Client,
+  NodeTimeoutError,
+  ownerKey,
+  type ResourceInspection,
+} from "@redlock-console/redlock";
+import { lockClients } from "../lock-clients";
 import { connect, disconnect, usePrivateMasters } from "../cluster";
 
 const { masters } = usePrivateMasters(5);
 let clients: Redis[];
+let lockers: Client[];
 let redlock: Redlock;
 
-beforeAll(() => {
+beforeAll(async () => {
   clients = connect(masters().urls);
-  redlock = new Redlock(clients, { retryCount: 0, owner: { service: "billing" } });
+  lockers = await lockClients(clients);
+  redlock = new Redlock(lockers, { retryCount: 0, owner: { service: "billing" } });
 });
 afterAll(() => disconnect(clients));
 
@@ -153,7 +161,7 @@ describe("inspect", () => {
     masters().pause(4);
     try {
       const startMs = Date.now();
-      const seen = await inspectOne("inspect:paused", new Redlock(clients, { nodeTimeout: 200 }));
+      const seen = await inspectOne("inspect:paused", new Redlock(lockers, { nodeTimeout: 200 }));
       expect(Date.now() - startMs).toBeLessThan(1_000);
       expect(seen).toMatchObject({ state: "held", quorum: 4, answeredCount: 4 });
       expect(seen.nodes[4]!.error).toBeInstanceOf(NodeTimeoutError);

@@ -2,21 +2,24 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import NodeRedlock from "redlock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { ResourceLockedError } from "@/lib/redlock";
+import Redlock, { type Client, ResourceLockedError } from "@redlock-console/redlock";
 import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
+import { lockClients } from "../lock-clients";
 
 // Side by side with node-redlock on the same masters; a node is paused mid-run, so masters are private.
 const { masters } = usePrivateMasters(5);
 let clients: Redis[];
+let lockers: Client[];
 
-beforeAll(() => {
+beforeAll(async () => {
   clients = connect(masters().urls);
+  lockers = await lockClients(clients);
 });
 afterAll(() => disconnect(clients));
 
 describe("as a drop-in for node-redlock", () => {
   it("runs node-redlock's README usage unchanged", async () => {
-    const redlock = new Redlock(clients, {
+    const redlock = new Redlock(lockers, {
       driftFactor: 0.01,
       retryCount: 10,
       retryDelay: 200,
@@ -48,7 +51,7 @@ describe("as a drop-in for node-redlock", () => {
   });
 
   it("keeps mutual exclusion with node-redlock contending for the same resources, through a node pause", async () => {
-    const ours = new Redlock(clients, {
+    const ours = new Redlock(lockers, {
       retryCount: -1,
       retryDelay: 10,
       retryJitter: 10,

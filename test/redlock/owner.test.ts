@@ -6,16 +6,19 @@
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { OWNER_LABELS_MAX_BYTES, ownerKey } from "@/lib/redlock";
+import Redlock, { type Client, OWNER_LABELS_MAX_BYTES, ownerKey } from "@redlock-console/redlock";
+import { lockClients } from "../lock-clients";
 import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
 
 const { masters } = usePrivateMasters(3);
 let clients: Redis[];
+let lockers: Client[];
 let redlock: Redlock;
 
-beforeAll(() => {
+beforeAll(async () => {
   clients = connect(masters().urls);
-  redlock = new Redlock(clients, {
+  lockers = await lockClients(clients);
+  redlock = new Redlock(lockers, {
     retryCount: 0,
     owner: { service: "billing", purpose: "instance" },
   });
@@ -127,7 +130,7 @@ describe("owner metadata", () => {
 
   it("with owner: false, writes no redlock: key at all through acquire, extend and release", async () => {
     expect(await reservedKeys()).toEqual([]);
-    const plain = new Redlock(clients, { retryCount: 0, owner: false });
+    const plain = new Redlock(lockers, { retryCount: 0, owner: false });
     const lock = await plain.acquire(["owner:off"], 5_000);
     await (
       await lock.extend(5_000)
@@ -144,19 +147,19 @@ describe("owner metadata", () => {
 
   it("refuses labels over 1 KiB of JSON, and labels that are not strings, with a TypeError", async () => {
     const big = { note: "x".repeat(OWNER_LABELS_MAX_BYTES) };
-    expect(() => new Redlock(clients, { owner: big })).toThrow(
+    expect(() => new Redlock(lockers, { owner: big })).toThrow(
       /Owner labels serialize to \d+ bytes of JSON, over the 1024-byte limit\./,
     );
     await expect(redlock.acquire(["owner:big"], 1_000, { owner: big })).rejects.toBeInstanceOf(
       TypeError,
     );
     expect(
-      () => new Redlock(clients, { owner: { pid: 42 } as unknown as Record<string, string> }),
+      () => new Redlock(lockers, { owner: { pid: 42 } as unknown as Record<string, string> }),
     ).toThrow('Owner label "pid" must be a string, got number.');
     // Just under the cap is fine (the library's host and pid count towards it).
     const fixed = { host: "h", pid: "1" };
     const fillBytes = OWNER_LABELS_MAX_BYTES - JSON.stringify({ ...fixed, note: "" }).length;
-    const fits = new Redlock(clients, {
+    const fits = new Redlock(lockers, {
       retryCount: 0,
       owner: { ...fixed, note: "y".repeat(fillBytes) },
     });

@@ -6,15 +6,18 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { type OperationEvent } from "@/lib/redlock";
+import Redlock, { type Client, type OperationEvent } from "@redlock-console/redlock";
 import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
+import { lockClients } from "../lock-clients";
 
 const cluster = usePrivateMasters(3);
 let clients: Redis[];
+let lockers: Client[];
 let admins: Redis[];
 
-beforeAll(() => {
+beforeAll(async () => {
   clients = connect(cluster.masters().urls);
+  lockers = await lockClients(clients);
   admins = connect(cluster.masters().urls);
 });
 afterAll(async () => {
@@ -24,7 +27,7 @@ afterAll(async () => {
 
 describe("using, when the routine ends during an extension", () => {
   it("does not re-arm the extension timer after the routine settled", async () => {
-    const redlock = new Redlock(clients, { retryCount: 0, automaticExtensionThreshold: 200 });
+    const redlock = new Redlock(lockers, { retryCount: 0, automaticExtensionThreshold: 200 });
     const extensions: OperationEvent[] = [];
     redlock.on("operation", (event: OperationEvent) => {
       if (event.operation === "extend") extensions.push(event);

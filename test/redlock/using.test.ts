@@ -1,16 +1,23 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { ExecutionError, type RedlockAbortSignal } from "@/lib/redlock";
+import Redlock, {
+  type Client,
+  ExecutionError,
+  type RedlockAbortSignal,
+} from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls, sleep } from "../cluster";
+import { lockClients } from "../lock-clients";
 
 let clients: Redis[];
+let lockers: Client[];
 let redlock: Redlock;
 const name = (label: string) => `test:using:${randomUUID()}:${label}`;
 
-beforeAll(() => {
+beforeAll(async () => {
   clients = connect(sharedUrls());
-  redlock = new Redlock(clients, { retryCount: 0, automaticExtensionThreshold: 200 });
+  lockers = await lockClients(clients);
+  redlock = new Redlock(lockers, { retryCount: 0, automaticExtensionThreshold: 200 });
 });
 afterAll(() => disconnect(clients));
 

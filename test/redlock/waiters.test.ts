@@ -6,16 +6,24 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { ExecutionError, waitersKey, type WaiterInfo } from "@/lib/redlock";
+import Redlock, {
+  type Client,
+  ExecutionError,
+  waitersKey,
+  type WaiterInfo,
+} from "@redlock-console/redlock";
+import { lockClients } from "../lock-clients";
 import { connect, disconnect, sharedUrls, sleep } from "../cluster";
 
 let clients: Redis[];
+let lockers: Client[];
 let holder: Redlock;
 const name = (label: string) => `test:waiters:${randomUUID()}:${label}`;
 
-beforeAll(() => {
+beforeAll(async () => {
   clients = connect(sharedUrls());
-  holder = new Redlock(clients, { retryCount: 0, owner: { service: "holder" } });
+  lockers = await lockClients(clients);
+  holder = new Redlock(lockers, { retryCount: 0, owner: { service: "holder" } });
 });
 afterAll(() => disconnect(clients));
 
@@ -42,7 +50,7 @@ describe("waiters", () => {
   it("lists a retrying contender with its labels and since, and drops it once it acquires", async () => {
     const resource = name("acquires");
     const held = await holder.acquire([resource], 10_000);
-    const contender = new Redlock(clients, {
+    const contender = new Redlock(lockers, {
       retryCount: 100,
       retryDelay: 30,
       retryJitter: 10,
@@ -78,7 +86,7 @@ describe("waiters", () => {
     const resource = name("gives-up");
     const held = await holder.acquire([resource], 10_000);
     // Retry window: 8 retries × (40 ms wait + 2 × 100 ms node bound) = 1,920 ms at most.
-    const contender = new Redlock(clients, {
+    const contender = new Redlock(lockers, {
       retryCount: 8,
       retryDelay: 40,
       retryJitter: 0,
@@ -104,7 +112,7 @@ describe("waiters", () => {
   it("drops a contender that is aborted", async () => {
     const resource = name("aborted");
     const held = await holder.acquire([resource], 10_000);
-    const contender = new Redlock(clients, { retryCount: -1, retryDelay: 30, retryJitter: 10 });
+    const contender = new Redlock(lockers, { retryCount: -1, retryDelay: 30, retryJitter: 10 });
     const controller = new AbortController();
     const outcome = contender
       .acquire([resource], 5_000, { signal: controller.signal })
@@ -148,12 +156,12 @@ describe("waiters", () => {
 
   it("writes nothing for an acquire that needs no retry, with retryCount 0, or with waiters: false", async () => {
     const resource = name("quiet");
-    const free = await new Redlock(clients, { retryCount: 5 }).acquire([resource], 5_000);
+    const free = await new Redlock(lockers, { retryCount: 5 }).acquire([resource], 5_000);
     await free.attempts[0];
     expect(await keyCount(resource)).toBe(0);
     const silent = [
-      new Redlock(clients, { retryCount: 0 }),
-      new Redlock(clients, { retryCount: 6, retryDelay: 30, retryJitter: 0, waiters: false }),
+      new Redlock(lockers, { retryCount: 0 }),
+      new Redlock(lockers, { retryCount: 6, retryDelay: 30, retryJitter: 0, waiters: false }),
     ];
     const outcomes = silent.map((contender) =>
       contender.acquire([resource], 5_000).catch((error: unknown) => error),
@@ -165,7 +173,7 @@ describe("waiters", () => {
     }
     for (const outcome of outcomes) expect(await outcome).toBeInstanceOf(ExecutionError);
     // Per call too.
-    const perCall = new Redlock(clients, { retryCount: 4, retryDelay: 30, retryJitter: 0 });
+    const perCall = new Redlock(lockers, { retryCount: 4, retryDelay: 30, retryJitter: 0 });
     const pending = perCall
       .acquire([resource], 5_000, { waiters: false })
       .catch((error: unknown) => error);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import * as lockRoute from "@/app/api/locks/[...resource]/route";
 import * as locks from "@/app/api/locks/route";
 import type { LockResponse, LocksResponse } from "@/lib/api";
-import Redlock, { fenceKey } from "@/lib/redlock";
+import Redlock, { fenceKey } from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls } from "../cluster";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 

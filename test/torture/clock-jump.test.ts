@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import Redlock, { type Lock } from "@/lib/redlock";
+import Redlock, { type Lock } from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls } from "../cluster";
 
 let clients: Redis[];

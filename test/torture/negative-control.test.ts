@@ -6,7 +6,7 @@
  */
 import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import Redlock, { ExecutionError, NodeQuarantinedError, type Lock } from "@/lib/redlock";
+import Redlock, { ExecutionError, NodeQuarantinedError, type Lock } from "@redlock-console/redlock";
 import { connect, disconnect, usePrivateMasters } from "../cluster";
 import { checkHistory } from "./checker";
 import type { HeldEvent } from "./events";

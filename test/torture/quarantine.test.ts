@@ -5,7 +5,7 @@
  */
 import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import Redlock, { ExecutionError, NodeQuarantinedError } from "@/lib/redlock";
+import Redlock, { ExecutionError, NodeQuarantinedError } from "@redlock-console/redlock";
 import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
 import { blockOn, quiet, waitAllVoting, waitNodeStatus, waitRestartSeen } from "./support";
 

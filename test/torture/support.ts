@@ -1,7 +1,7 @@
 /** Helpers shared by the quarantine, fencing and negative-control tests. */
 import type { Redis } from "ioredis";
-import type Redlock from "@/lib/redlock";
-import type { NodeState } from "@/lib/redlock";
+import type Redlock from "@redlock-console/redlock";
+import type { NodeState } from "@redlock-console/redlock";
 import { sleep } from "../cluster";
 
 /** Tests restart masters on purpose: their clients' connection errors are expected, not news. */

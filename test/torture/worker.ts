@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import Redlock, { type Lock } from "../../lib/redlock";
+import Redlock, { type Lock } from "@redlock-console/redlock";
 import type { ParentMessage, WorkerConfig, WorkerMessage } from "./events";
 import { FencedStore } from "./fenced-store";
 import { between, pickOne, seededRandom } from "./random";

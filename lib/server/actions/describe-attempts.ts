@@ -1,6 +1,6 @@
 /** The library's per-attempt stats, in the API's shape (node ids, error names without stacks). */
 import type { Attempt } from "@/lib/api";
-import { isResourceLockedError, type ExecutionStats } from "@/lib/redlock";
+import { isResourceLockedError, type ExecutionStats } from "@redlock-console/redlock";
 import { redactText } from "../logger";
 import type { ConsoleNode } from "../node-registry";
 

@@ -12,7 +12,7 @@ import type {
   ReleaseResponse,
 } from "@/lib/api";
 import { RESERVED_PREFIX } from "@/lib/api";
-import Redlock, { isExecutionError, Lock, type ExecutionError } from "@/lib/redlock";
+import Redlock, { isExecutionError, Lock, type ExecutionError } from "@redlock-console/redlock";
 import { ApiError } from "../errors";
 import type { ConsoleNode } from "../node-registry";
 import { describeAttempts, refusedAsHeld } from "./describe-attempts";

@@ -1,7 +1,7 @@
 import "server-only";
 /** `/api/nodes` and `/api/health`: every node probed in parallel, each bounded by the node timeout. */
 import type { HealthResponse, NodeInfo, NodesResponse } from "@/lib/api";
-import { quorumSize, type default as Redlock } from "@/lib/redlock";
+import { quorumSize, type default as Redlock } from "@redlock-console/redlock";
 import type { ConsoleConfig } from "../config";
 import { redactText } from "../logger";
 import type { ConsoleNode } from "../node-registry";

@@ -9,7 +9,7 @@ import type {
   NodeLatencySample,
   QuorumLatencySample,
 } from "@/lib/api";
-import type { OperationEvent } from "@/lib/redlock";
+import type { OperationEvent } from "@redlock-console/redlock";
 import type { ConsoleNode } from "../node-registry";
 import { RingBuffer } from "./ring-buffer";
 

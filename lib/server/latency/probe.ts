@@ -5,7 +5,7 @@ import "server-only";
  * "operation" events; here we only drive it. One probe at a time: a slow cluster is not piled on.
  */
 import { randomUUID } from "node:crypto";
-import type Redlock from "@/lib/redlock";
+import type Redlock from "@redlock-console/redlock";
 import { logger } from "../logger";
 import { PROBE_PREFIX } from "./latency-history";
 

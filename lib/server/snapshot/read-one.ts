@@ -6,7 +6,7 @@ import "server-only";
  */
 import type { Redis } from "ioredis";
 import type { LockDetail, LockResponse } from "@/lib/api";
-import { FENCE_PREFIX } from "@/lib/redlock";
+import { FENCE_PREFIX } from "@redlock-console/redlock";
 import type { NodeKeyState } from "./fold";
 import type { ConsoleNode } from "../node-registry";
 import { READ_KEY_LUA, readScript, runReadScript, toKeyState } from "./read-node";
