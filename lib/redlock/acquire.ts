@@ -4,15 +4,20 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { withRetries, type Core, type RetryStep } from "./core";
 import { NodeTimeoutError, ResourceLockedError } from "./errors";
 import { recordFencingToken } from "./fencing";
-import { fenceKey } from "./lua";
+import { fenceKey, ownerKey } from "./lua";
+import { ownerLabels } from "./owner";
 import { runAttempt, type Attempt, type NodeAnswer } from "./quorum";
+import { releaseCommand } from "./release";
 import { validityMs, type Settings } from "./settings";
-import type { ExecutionStats } from "./types";
+import type { ExecutionStats, OwnerInfo } from "./types";
+import { WaiterEntry } from "./waiters";
 
 export interface AcquiredLock {
   readonly value: string;
   readonly expiration: number;
   readonly fencingToken?: number;
+  /** The owner entry written with the lock (absent with `owner: false`). */
+  readonly owner?: OwnerInfo;
   readonly attempts: Promise<ExecutionStats>[];
 }
 
@@ -53,14 +58,36 @@ export async function acquire(
   settings: Settings,
   signal?: AbortSignal,
 ): Promise<AcquiredLock> {
-  const { result, attempts } = await withRetries(
-    core,
-    { operation: "acquire", resources },
-    settings,
-    signal,
-    () => acquireOnce(core, resources, ttlMs, settings),
-  );
-  return { ...result, attempts };
+  // Built at the first failed attempt only: an uncontended acquire pays nothing for waiters.
+  let waiter: WaiterEntry | undefined;
+  const waits = settings.waiters && settings.retryCount !== 0;
+  const sinceMs = Date.now();
+  try {
+    const { result, attempts } = await withRetries(
+      core,
+      { operation: "acquire", resources },
+      settings,
+      signal,
+      async () => {
+        const step = await acquireOnce(core, resources, ttlMs, settings);
+        if (!step.result && waits) {
+          waiter ??= new WaiterEntry(
+            core,
+            resources,
+            ttlMs,
+            settings,
+            ownerLabels(settings),
+            sinceMs,
+          );
+          waiter.attemptFailed();
+        }
+        return step;
+      },
+    );
+    return { ...result, attempts };
+  } finally {
+    waiter?.leave();
+  }
 }
 
 async function acquireOnce(
@@ -72,11 +99,17 @@ async function acquireOnce(
   const startMono = performance.now();
   const startWall = Date.now();
   const value = randomValue();
-  const keys = settings.fencing ? [...resources, ...resources.map(fenceKey)] : resources;
+  const owner = ownerLabels(settings);
+  const keys = settings.fencing ? [...resources, ...resources.map(fenceKey)] : [...resources];
+  const args: (string | number)[] = [value, ttlMs, resources.length];
+  if (owner) {
+    for (const resource of resources) keys.push(ownerKey(resource));
+    args.push(owner.json, startWall);
+  }
   const attempt = await runAttempt(core.nodes, {
     script: core.scripts.acquire,
     keys,
-    args: [value, ttlMs, resources.length],
+    args,
     timeoutMs: Math.min(settings.nodeTimeout, ttlMs),
     judge: judgeAcquire(resources.length),
     decideEarly: true,
@@ -99,11 +132,12 @@ async function acquireOnce(
           value,
           expiration: startWall + (performance.now() - startMono) + validity,
           fencingToken,
+          owner: owner && { labels: owner.labels, acquiredAt: startWall, extensions: 0 },
         },
       };
     }
   }
-  await releaseAttempt(core, resources, value, attempt, settings.nodeTimeout);
+  await releaseAttempt(core, resources, value, attempt, settings);
   return { attempt };
 }
 
@@ -117,8 +151,9 @@ async function releaseAttempt(
   resources: string[],
   value: string,
   attempt: Attempt,
-  nodeTimeoutMs: number,
+  settings: Settings,
 ): Promise<void> {
+  const { keys, args } = releaseCommand(resources, value, settings);
   const awaited: Promise<unknown>[] = [];
   attempt.sent.forEach((sent, index) => {
     const answer = attempt.answers[index];
@@ -126,11 +161,11 @@ async function releaseAttempt(
     if (!sent || (answer?.vote === "against" && answer.error instanceof ResourceLockedError))
       return;
     const node = core.nodes[index]!;
-    const releaseOnNode = () => node.evaluate(core.scripts.release, resources, [value]);
+    const releaseOnNode = () => node.evaluate(core.scripts.release, keys, args);
     const release = sent.then(releaseOnNode, releaseOnNode).catch(() => undefined);
     const stalled = answer?.vote === "against" && answer.error instanceof NodeTimeoutError;
     if (!stalled)
-      awaited.push(Promise.race([release, sleep(nodeTimeoutMs, undefined, { ref: false })]));
+      awaited.push(Promise.race([release, sleep(settings.nodeTimeout, undefined, { ref: false })]));
   });
   await Promise.all(awaited);
 }

@@ -1,5 +1,7 @@
 import { withRetries, type Core } from "./core";
 import { ExecutionError, ResourceLockedError } from "./errors";
+import { ownerKey } from "./lua";
+import { ownerLabels } from "./owner";
 import { quorumSize, runAttempt, type NodeAnswer } from "./quorum";
 import { validityMs, type Settings } from "./settings";
 import type { ExecutionStats } from "./types";
@@ -37,6 +39,11 @@ export async function extend(
     throw new ExecutionError("Cannot extend an already-expired lock.", []);
   // Once this many nodes say the lock is not ours, no majority can extend it: retrying is pointless.
   const majorityGone = core.nodes.length - quorumSize(core.nodes.length) + 1;
+  // With owner metadata on, each owner entry that belongs to the value is refreshed with the lock.
+  const { resources, value } = target;
+  const withOwner = ownerLabels(settings) !== undefined;
+  const keys = withOwner ? [...resources, ...resources.map(ownerKey)] : resources;
+  const args = withOwner ? [value, ttlMs, resources.length] : [value, ttlMs];
   const { result, attempts } = await withRetries(
     core,
     { operation: "extend", resources: target.resources },
@@ -46,8 +53,8 @@ export async function extend(
       const startWall = Date.now();
       const attempt = await runAttempt(core.nodes, {
         script: core.scripts.extend,
-        keys: target.resources,
-        args: [target.value, ttlMs],
+        keys,
+        args,
         timeoutMs: Math.min(settings.nodeTimeout, ttlMs),
         judge: judgeExtend(target.resources.length),
         decideEarly: true,

@@ -13,7 +13,9 @@ export {
 } from "./errors";
 export { defaultSettings, validityMs } from "./settings";
 export { quorumSize } from "./quorum";
-export { FENCE_PREFIX, fenceKey } from "./lua";
+export { FENCE_PREFIX, fenceKey, OWNER_PREFIX, ownerKey, WAITERS_PREFIX, waitersKey } from "./lua";
+export { OWNER_LABELS_MAX_BYTES } from "./owner";
+export { INSPECT_MAX_RESOURCES } from "./inspect";
 export type { CallSettings, Settings } from "./settings";
 export type {
   Client,
@@ -21,10 +23,14 @@ export type {
   NodeRedisClient,
   ExecutionResult,
   ExecutionStats,
+  NodeInspection,
   NodeState,
   NodeVote,
   Operation,
   OperationEvent,
+  OwnerInfo,
   RedlockAbortSignal,
   ReleaseResult,
+  ResourceInspection,
+  WaiterInfo,
 } from "./types";

@@ -1,7 +1,7 @@
 import type Redlock from "./redlock";
-import type { ExecutionStats, ReleaseResult } from "./types";
+import type { ExecutionStats, OwnerInfo, ReleaseResult } from "./types";
 
-/** A lock held on a majority of nodes (node-redlock's shape, plus `fencingToken`). */
+/** A lock held on a majority of nodes (node-redlock's shape, plus `fencingToken` and `owner`). */
 export class Lock {
   constructor(
     readonly redlock: Redlock,
@@ -13,6 +13,8 @@ export class Lock {
     public expiration: number,
     /** With `fencing: true`: strictly greater than every earlier holder's token for these resources. */
     readonly fencingToken?: number,
+    /** The owner entry written with the lock on each node (absent with `owner: false`). */
+    readonly owner?: OwnerInfo,
   ) {}
 
   /** Remaining validity in ms (may be negative once expired). */

@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { acquire } from "./acquire";
 import type { Core } from "./core";
 import { extend } from "./extend";
+import { inspect } from "./inspect";
 import { Lock } from "./lock";
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from "./lua";
 import { RedlockNode, script } from "./node";
@@ -22,6 +23,7 @@ import type {
   OperationEvent,
   RedlockAbortSignal,
   ReleaseResult,
+  ResourceInspection,
 } from "./types";
 import { using } from "./using";
 
@@ -81,6 +83,7 @@ export default class Redlock extends EventEmitter {
         acquired.attempts,
         acquired.expiration,
         acquired.fencingToken,
+        acquired.owner,
       );
     } catch (error) {
       span?.fail(error);
@@ -126,7 +129,21 @@ export default class Redlock extends EventEmitter {
       extended.attempts,
       extended.expiration,
       existing.fencingToken,
+      existing.owner && { ...existing.owner, extensions: existing.owner.extensions + 1 },
     );
+  }
+
+  /**
+   * Reads the resources on every node without acquiring or writing: holder value, how many nodes
+   * hold it, validity left, its owner entry (only where it belongs to that value) and the waiters.
+   * One script call per node, each bounded by `nodeTimeout`; at most 1,000 resources per call.
+   */
+  async inspect(
+    resources: string[],
+    settings: Partial<Pick<Settings, "nodeTimeout">> = {},
+  ): Promise<ResourceInspection[]> {
+    assertResources(resources);
+    return inspect(this.core, resources, resolveSettings(this.settings, settings));
   }
 
   using<T>(

@@ -1,9 +1,27 @@
 import { performance } from "node:perf_hooks";
 import type { Core } from "./core";
 import { ResourceLockedError } from "./errors";
+import { ownerKey } from "./lua";
+import { ownerLabels } from "./owner";
 import { runAttempt } from "./quorum";
 import type { Settings } from "./settings";
 import type { ReleaseResult } from "./types";
+
+/**
+ * The release script's keys and args: with owner metadata on, the owner entries follow the
+ * resources and are deleted with them (only where the lock's value was found and deleted).
+ */
+export function releaseCommand(
+  resources: readonly string[],
+  value: string,
+  settings: Settings,
+): { keys: readonly string[]; args: (string | number)[] } {
+  if (!ownerLabels(settings)) return { keys: resources, args: [value] };
+  return {
+    keys: [...resources, ...resources.map(ownerKey)],
+    args: [value, resources.length],
+  };
+}
 
 /**
  * Deletes the lock's keys on every node, whether or not we believe each holds them (a node may have
@@ -20,8 +38,7 @@ export async function release(
   const startMono = performance.now();
   const attempt = await runAttempt(core.nodes, {
     script: core.scripts.release,
-    keys: resources,
-    args: [value],
+    ...releaseCommand(resources, value, settings),
     timeoutMs: settings.nodeTimeout,
     judge: (reply) =>
       Number(reply) === resources.length

@@ -1,3 +1,5 @@
+import { mergeOwner, ownerLabels } from "./owner";
+
 export interface Settings {
   /**
    * Expected clock drift between nodes, as a fraction of the TTL; subtracted from validity.
@@ -30,6 +32,22 @@ export interface Settings {
    * @default false
    */
   readonly restartQuarantine: number | false;
+  /**
+   * Labels (string to string) naming who holds a lock, e.g. `{ service: "billing" }`. Written on
+   * each node with the lock, in the same script and with the same TTL, at `redlock:owner:<resource>`,
+   * together with `host` and `pid` (filled by the library, overridable) and the acquire time; read
+   * back by `redlock.inspect()`. Per-call labels are merged over the instance's. The labels' JSON is
+   * capped at 1,024 bytes (a TypeError past it). `false` writes no owner entry at all.
+   * @default {} (on, with host and pid only)
+   */
+  readonly owner: Readonly<Record<string, string>> | false;
+  /**
+   * A contender that retries lists itself (its owner labels, since when) at `redlock:waiters:<resource>`
+   * on each node, until it acquires, gives up or is aborted; the entry expires with its retry window.
+   * Nothing is written by an acquire that succeeds at its first attempt. `false` opts out.
+   * @default true
+   */
+  readonly waiters: boolean;
 }
 
 /** Per-call settings; `signal` cancels a pending acquire or extend (ours). */
@@ -46,6 +64,8 @@ export const defaultSettings: Settings = {
   nodeTimeout: 500,
   fencing: false,
   restartQuarantine: false,
+  owner: Object.freeze({}),
+  waiters: true,
 };
 
 const nonNegative = (name: keyof Settings, value: number) => {
@@ -64,7 +84,11 @@ export function resolveSettings(base: Settings, overrides: Partial<Settings> = {
   const defined = Object.fromEntries(
     Object.entries(overrides).filter(([, value]) => value !== undefined),
   );
-  const settings = { ...base, ...defined } as Settings;
+  const settings = {
+    ...base,
+    ...defined,
+    owner: mergeOwner(base.owner, overrides.owner),
+  } as Settings;
   nonNegative("driftFactor", settings.driftFactor);
   nonNegative("retryDelay", settings.retryDelay);
   nonNegative("retryJitter", settings.retryJitter);
@@ -80,6 +104,7 @@ export function resolveSettings(base: Settings, overrides: Partial<Settings> = {
   }
   if (settings.restartQuarantine !== false)
     nonNegative("restartQuarantine", settings.restartQuarantine);
+  ownerLabels(settings); // validates the labels and computes their JSON once for these settings
   return settings;
 }
 

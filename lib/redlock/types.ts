@@ -71,3 +71,73 @@ export interface NodeState {
 
 /** An AbortSignal that carries the reason a `using` routine lost its lock (node-redlock shape). */
 export type RedlockAbortSignal = AbortSignal & { error?: Error };
+
+/** Who holds a lock, as its owner entry records it (`redlock:owner:<resource>` on each node). */
+export interface OwnerInfo {
+  /** `host` and `pid` filled by the library, then the `owner` setting's labels, then the call's. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Epoch ms on the acquiring client's clock when its successful attempt started. */
+  readonly acquiredAt: number;
+  /** Successful extensions so far (the highest count among the nodes holding the lock). */
+  readonly extensions: number;
+}
+
+/** A contender retrying for a resource (a member of `redlock:waiters:<resource>`). */
+export interface WaiterInfo {
+  /** 16 hex chars, one per waiting acquire call. */
+  readonly id: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** Epoch ms on the contender's clock when its acquire call started. */
+  readonly since: number;
+  /** Epoch ms after which the entry is ignored (its retry window, bounded), latest over the nodes. */
+  readonly expiresAt: number;
+}
+
+/** What one node holds for one resource, as `redlock.inspect()` read it. */
+export interface NodeInspection {
+  readonly index: number;
+  /** `host:port` of the node (never a password). */
+  readonly address: string;
+  /** Why the node gave no answer (timeout, unavailable, Redis error); the fields below are then absent. */
+  readonly error?: Error;
+  /** The Redis type of the resource key: "none" when absent, "string" for Redlock-style locks. */
+  readonly keyType?: string;
+  /** The holder value, when the key is a string. */
+  readonly value?: string;
+  /** Remaining TTL of the key in ms; -1 when it has none, -2 when there is no key. */
+  readonly pttlMs?: number;
+  /** The owner entry on this node, only when it belongs to `value`. */
+  readonly owner?: OwnerInfo;
+  /** Unexpired waiters registered on this node. */
+  readonly waiterCount?: number;
+}
+
+/** A read-only look at one resource across every node (`redlock.inspect()`). */
+export interface ResourceInspection {
+  readonly resource: string;
+  /**
+   * `held`: one holder on a quorum of nodes. `partial`: one holder, on fewer nodes. `conflict`:
+   * different holders, none on a quorum. `free`: no key on any node that answered.
+   */
+  readonly state: "held" | "partial" | "conflict" | "free";
+  /** Whether one holder has the key on at least `quorumSize` nodes. */
+  readonly held: boolean;
+  /** The value held by the most nodes (undefined when free, or when that key is not a string). */
+  readonly value?: string;
+  /** Nodes holding that holder's key. */
+  readonly quorum: number;
+  readonly quorumSize: number;
+  /** Nodes that answered within `nodeTimeout`. */
+  readonly answeredCount: number;
+  /**
+   * How long the holder stays on a quorum, in ms: the quorum-th largest PTTL among its nodes, as
+   * read (no drift subtracted). Infinity when those keys have no TTL; 0 when not held.
+   */
+  readonly validityMs: number;
+  /** The holder's owner entry, shown only from nodes where it belongs to `value`. */
+  readonly owner?: OwnerInfo;
+  /** Unexpired waiters over all nodes (deduplicated by id), oldest first. */
+  readonly waiters: readonly WaiterInfo[];
+  /** Each node's detail, in client order. */
+  readonly nodes: readonly NodeInspection[];
+}

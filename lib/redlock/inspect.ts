@@ -1,0 +1,130 @@
+import type { Core } from "./core";
+import { INSPECT_SCRIPT, ownerKey, waitersKey } from "./lua";
+import { script } from "./node";
+import { isLabels, parseOwner } from "./owner";
+import { quorumSize, runAttempt } from "./quorum";
+import type { Settings } from "./settings";
+import type { NodeInspection, OwnerInfo, ResourceInspection, WaiterInfo } from "./types";
+
+const INSPECT = script(INSPECT_SCRIPT);
+/** Most resources one inspect() call reads: each is three keys in one script call per node. */
+export const INSPECT_MAX_RESOURCES = 1_000;
+/** Most waiters a node lists per resource (the count is exact beyond it). */
+const WAITERS_LISTED = 100;
+
+/** One resource's row of the script's reply: {type, value, pttl, owner, waiter count, waiters}. */
+type NodeRow = [string, string | null, number, [string, string, string] | null, number, string[]];
+
+function parseWaiters(listed: readonly string[]): WaiterInfo[] {
+  const waiters: WaiterInfo[] = [];
+  for (let index = 0; index + 1 < listed.length; index += 2) {
+    try {
+      const member = JSON.parse(listed[index]!) as Partial<WaiterInfo>;
+      if (typeof member.id !== "string" || !isLabels(member.labels)) continue;
+      if (typeof member.since !== "number") continue;
+      const { id, labels, since } = member;
+      waiters.push({ id, labels, since, expiresAt: Number(listed[index + 1]) });
+    } catch {
+      // Not a member this library wrote: skip it.
+    }
+  }
+  return waiters;
+}
+
+/** Folds each node's view of one resource into holder, quorum, validity, owner and waiters. */
+function fold(
+  resource: string,
+  nodes: NodeInspection[],
+  waitersByNode: WaiterInfo[][],
+  quorum: number,
+): ResourceInspection {
+  // Holders are told apart by value; a key of another type (a Redisson hash…) is one holder per type.
+  const holders = new Map<string, NodeInspection[]>();
+  for (const node of nodes) {
+    if (node.keyType === undefined || node.keyType === "none") continue;
+    const holder = node.value ?? `\0${node.keyType}`;
+    holders.set(holder, [...(holders.get(holder) ?? []), node]);
+  }
+  const top = [...holders.values()].sort((a, b) => b.length - a.length)[0] ?? [];
+  const held = top.length >= quorum;
+  const ttlsMs = top.map((node) => (node.pttlMs === -1 ? Infinity : node.pttlMs!));
+  const validityMs = held ? ttlsMs.sort((a, b) => b - a)[quorum - 1]! : 0;
+  const owners = top.flatMap((node) => (node.owner ? [node.owner] : []));
+  const owner: OwnerInfo | undefined = owners[0] && {
+    ...owners[0],
+    // A node that missed an extension counts fewer; none can count more than happened.
+    extensions: Math.max(...owners.map((entry) => entry.extensions)),
+  };
+  const waiters = new Map<string, WaiterInfo>();
+  for (const waiter of waitersByNode.flat()) {
+    const known = waiters.get(waiter.id);
+    if (!known || known.expiresAt < waiter.expiresAt) waiters.set(waiter.id, waiter);
+  }
+  return {
+    resource,
+    state: held
+      ? "held"
+      : holders.size === 0
+        ? "free"
+        : holders.size === 1
+          ? "partial"
+          : "conflict",
+    held,
+    value: top[0]?.value,
+    quorum: top.length,
+    quorumSize: quorum,
+    answeredCount: nodes.filter((node) => !node.error).length,
+    validityMs,
+    ...(owner && { owner }),
+    waiters: [...waiters.values()].sort((a, b) => a.since - b.since),
+    nodes,
+  };
+}
+
+/**
+ * Reads each resource on every node at once, without acquiring or writing anything: one script
+ * call per node, each bounded by `nodeTimeout`; a node that does not answer in time is reported
+ * with its error and counts as holding nothing.
+ */
+export async function inspect(
+  core: Core,
+  resources: readonly string[],
+  settings: Settings,
+): Promise<ResourceInspection[]> {
+  if (resources.length > INSPECT_MAX_RESOURCES)
+    throw new TypeError(
+      `inspect() reads at most ${INSPECT_MAX_RESOURCES} resources per call, got ${resources.length}.`,
+    );
+  const nowMs = Date.now();
+  const attempt = await runAttempt(core.nodes, {
+    script: INSPECT,
+    keys: resources.flatMap((resource) => [resource, ownerKey(resource), waitersKey(resource)]),
+    args: [nowMs, WAITERS_LISTED],
+    timeoutMs: settings.nodeTimeout,
+    judge: (reply) => ({ vote: "for", reply }),
+    decideEarly: false,
+    gateRestarts: false,
+  });
+  return resources.map((resource, resourceIndex) => {
+    const waitersByNode: WaiterInfo[][] = [];
+    const nodes = core.nodes.map((node, index): NodeInspection => {
+      const answer = attempt.answers[index];
+      const base = { index, address: node.address };
+      if (answer?.vote !== "for") return { ...base, error: answer?.error };
+      const [keyType, value, pttlMs, ownerFields, waiterCount, listed] = (
+        answer.reply as NodeRow[]
+      )[resourceIndex]!;
+      waitersByNode.push(parseWaiters(listed).filter((waiter) => waiter.expiresAt >= nowMs));
+      const owner = ownerFields ? parseOwner(...ownerFields) : undefined;
+      return {
+        ...base,
+        keyType,
+        ...(value !== null && { value }),
+        pttlMs,
+        ...(owner && { owner }),
+        waiterCount,
+      };
+    });
+    return fold(resource, nodes, waitersByNode, quorumSize(core.nodes.length));
+  });
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import type { Core } from "./core";
+import { WAITERS_SCRIPT, waitersKey } from "./lua";
+import { script, type RedlockNode } from "./node";
+import type { OwnerLabels } from "./owner";
+import type { Settings } from "./settings";
+
+const WAITERS = script(WAITERS_SCRIPT);
+/** Longest a registration lasts before the waiter renews it (retryCount -1 waits without end). */
+const REGISTRATION_SPAN_MS = 30_000;
+
+/**
+ * One acquire call's entry in `redlock:waiters:<resource>` on every node, for others to see who
+ * waits. Registered after the first failed attempt only (an uncontended acquire writes nothing),
+ * renewed while the wait goes on, removed when the call ends however it ends. Commands go on each
+ * node's connection in order, so a removal always follows its registration; none is awaited: a
+ * lost one expires with the retry window, which bounds the score and the key's TTL.
+ */
+export class WaiterEntry {
+  private readonly member: string;
+  private readonly keys: string[];
+  private readonly retryMs: number;
+  private registeredUntil = 0;
+  private readonly registeredOn = new Set<RedlockNode>();
+  private failedAttempts = 0;
+
+  constructor(
+    private readonly core: Core,
+    resources: readonly string[],
+    ttlMs: number,
+    private readonly settings: Settings,
+    owner: OwnerLabels | undefined,
+    /** Epoch ms when the acquire call started: the wait began then. */
+    sinceMs: number,
+  ) {
+    const labels = owner?.json ?? "{}";
+    // Built by hand around the labels JSON computed once per settings.
+    this.member = `{"id":"${randomBytes(8).toString("hex")}","labels":${labels},"since":${sinceMs}}`;
+    this.keys = resources.map(waitersKey);
+    // Longest one retry can take: the wait, the attempt, and the clean-up of a failed attempt.
+    this.retryMs =
+      settings.retryDelay +
+      settings.retryJitter +
+      Math.min(settings.nodeTimeout, ttlMs) +
+      settings.nodeTimeout;
+  }
+
+  /** After each failed attempt: registers (or renews) while retries remain. */
+  attemptFailed(): void {
+    this.failedAttempts += 1;
+    const { retryCount } = this.settings;
+    const retriesLeft = retryCount === -1 ? Infinity : retryCount - this.failedAttempts + 1;
+    if (retriesLeft <= 0) return;
+    const nowMs = Date.now();
+    // Renew only when the entry could lapse before the next failed attempt comes round.
+    if (this.registeredUntil - nowMs > 2 * this.retryMs) return;
+    const spanMs = Math.min(
+      retriesLeft * this.retryMs,
+      Math.max(REGISTRATION_SPAN_MS, 4 * this.retryMs),
+    );
+    this.registeredUntil = nowMs + spanMs;
+    for (const node of this.core.nodes) {
+      // A node with overdue commands gets no new ones (its queue stays bounded).
+      if (node.unavailableReason()) continue;
+      this.registeredOn.add(node);
+      this.send(node, ["add", this.member, this.registeredUntil, nowMs]);
+    }
+  }
+
+  /** When the acquire call ends (acquired, gave up, aborted): removes the entry where it was sent. */
+  leave(): void {
+    for (const node of this.registeredOn) this.send(node, ["remove", this.member]);
+    this.registeredOn.clear();
+  }
+
+  private send(node: RedlockNode, args: (string | number)[]): void {
+    node.evaluate(WAITERS, this.keys, args).catch(() => undefined);
+  }
+}
