@@ -4,7 +4,9 @@
  * ARGV[2]), "any" (delete whatever lock is there). A string lock's holder is its value; a Redisson
  * hash lock's holder is its sorted holder fields joined by "," (as the snapshot shows it).
  * Returns { outcome, holder }: outcome "deleted" | "match" | "mismatch" | "absent" | "not_a_lock".
- * KEYS[2] (optional): an outcome marker, set to the outcome for ARGV[3] ms, so that a node which
+ * KEYS[2]: the library's owner entry for the lock (`redlock:owner:<key>`), deleted with it: it would
+ * expire with the lock anyway, but must not outlive a force-release as a stale "holder".
+ * KEYS[3] (optional): an outcome marker, set to the outcome for ARGV[3] ms, so that a node which
  * answers too late can still be asked what this very call did (force-release-follow-up.ts).
  */
 export const FORCE_RELEASE_SCRIPT = `
@@ -30,12 +32,12 @@ if ARGV[1] == 'check' then
   return {'mismatch', holder}
 end
 if matches then
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[1], KEYS[2])
   return {'deleted', holder}
 end
 return {'mismatch', holder}
 end
 local result = run()
-if KEYS[2] then redis.call('SET', KEYS[2], result[1], 'PX', ARGV[3]) end
+if KEYS[3] then redis.call('SET', KEYS[3], result[1], 'PX', ARGV[3]) end
 return result
 `;

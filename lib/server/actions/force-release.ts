@@ -10,7 +10,10 @@ import type { ForceReleaseNodeResult, ForceReleaseRequest } from "@/lib/api";
 import { withDeadline, type ConsoleNode } from "../node-registry";
 import { assertLockKey } from "../resource-path";
 import { describeKey } from "../snapshot/snapshot";
+import { OWNER_PREFIX } from "@redlock-console/redlock";
 import { FORCE_RELEASE_SCRIPT } from "./force-release-lua";
+
+const OWNER_PREFIX_BYTES = Buffer.from(OWNER_PREFIX);
 
 type Mode = "check" | "expect" | "any";
 
@@ -52,10 +55,20 @@ async function runOnNode(
   markerKey: string,
 ): Promise<{ outcome: string; holder: string | null; latencyMs: number }> {
   const startMs = performance.now();
+  const ownerEntry = Buffer.concat([OWNER_PREFIX_BYTES, key]);
   const run =
     mode === "check"
-      ? node.client.eval(FORCE_RELEASE_SCRIPT, 1, key, mode, expected)
-      : node.client.eval(FORCE_RELEASE_SCRIPT, 2, key, markerKey, mode, expected, OUTCOME_MARKER_TTL_MS);
+      ? node.client.eval(FORCE_RELEASE_SCRIPT, 2, key, ownerEntry, mode, expected)
+      : node.client.eval(
+          FORCE_RELEASE_SCRIPT,
+          3,
+          key,
+          ownerEntry,
+          markerKey,
+          mode,
+          expected,
+          OUTCOME_MARKER_TTL_MS,
+        );
   try {
     const reply = (await withDeadline(run, deadlineMs)) as [string, string];
     const [outcome, holder] = reply;

@@ -69,18 +69,18 @@ async function failure(
   );
 }
 
-/** `_owner`: the owner labels of the lock (console-owner.ts), passed once the library takes them. */
+/** `owner`: the lock's owner labels, naming the console and the operator (console-owner.ts). */
 export async function acquireLock(
   deps: ActionDeps,
   request: AcquireRequest,
-  _owner: Record<string, string>,
+  owner: Record<string, string>,
 ): Promise<LockGrant> {
   const startMs = performance.now();
   try {
     const lock = await deps.redlock.acquire([...request.resources], request.ttlMs, {
       retryCount: 0,
       fencing: request.fencing ?? false,
-      // owner-lib: owner: _owner,
+      owner,
     });
     return await grantOf(lock, request.ttlMs, startMs, deps.nodes);
   } catch (error) {
