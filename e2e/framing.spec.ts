@@ -41,7 +41,7 @@ test("the app works under its CSP: no violation on any page", async ({ page, res
   await page.exposeFunction("reportCspViolation", (text: string) => violations.push(text));
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (event) =>
-      (window as unknown as { reportCspViolation(text: string): void }).reportCspViolation(`${event.violatedDirective} ${event.blockedURI}`),
+      (window as unknown as { reportCspViolation(text: string): void }).reportCspViolation(`${location.pathname}: ${event.violatedDirective} ${event.blockedURI} at ${event.sourceFile}:${event.lineNumber}:${event.columnNumber}`),
     );
   });
   const { lock } = await api.acquire([resource], 30_000);

@@ -5,6 +5,10 @@
 import { z } from "zod";
 import { ERROR_CODES } from "./error-codes";
 
+// In the browser the console's CSP has no 'unsafe-eval'; zod would probe `Function("")` to decide
+// whether to compile its parsers, which the CSP refuses (and reports). Tell it not to try.
+if (typeof window !== "undefined") z.config({ jitless: true });
+
 /** Auxiliary keys of the library (fencing counters, probe, audit stream) live here; never a lock. */
 export const RESERVED_PREFIX = "redlock:";
 /**

@@ -225,7 +225,7 @@ describe("latency, audit and metrics", () => {
       "value_changed",
     );
     expect(
-      mine.every((entry) => entry.nodes.length === 5 && entry.actor.startsWith("token:")),
+      mine.every((entry) => entry.nodes.length === 5 && entry.actor === "token"),
     ).toBe(true);
     const times = mine.map((entry) => entry.at);
     expect(times).toEqual([...times].sort((a, b) => b - a));
