@@ -182,6 +182,19 @@ export default class Redlock extends EventEmitter {
     return startOperationSpan(this.tracer, operation, resources, this.core.nodes.length, ttlMs);
   }
 
+  /**
+   * A handle on a lock known only by its resources and value (taken by another process, or shown
+   * by the console), to extend or release it. The nodes decide whether the value still holds it:
+   * `extend` fails and `release` resolves `alreadyReleased` when it does not. Its expiration is
+   * unknown, so `expiration` is Infinity until an extension returns a real one.
+   */
+  lockByValue(resources: string[], value: string): Lock {
+    assertResources(resources);
+    if (typeof value !== "string" || value.length === 0)
+      throw new TypeError("A lock value must be a non-empty string.");
+    return new Lock(this, [...resources], value, [], Number.POSITIVE_INFINITY);
+  }
+
   /** What the library knows of each node: suspect (overdue commands), quarantine, uptime. */
   nodeStates(): NodeState[] {
     return this.core.nodes.map((node) => {

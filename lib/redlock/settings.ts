@@ -55,7 +55,8 @@ export interface CallSettings extends Partial<Settings> {
   readonly signal?: AbortSignal;
 }
 
-export const defaultSettings: Settings = {
+/** node-redlock's defaults and ours; frozen, since every instance without overrides shares it. */
+export const defaultSettings: Settings = Object.freeze({
   driftFactor: 0.01,
   retryCount: 10,
   retryDelay: 200,
@@ -66,7 +67,7 @@ export const defaultSettings: Settings = {
   restartQuarantine: false,
   owner: Object.freeze({}),
   waiters: true,
-};
+});
 
 const nonNegative = (name: keyof Settings, value: number) => {
   if (!Number.isFinite(value) || value < 0)

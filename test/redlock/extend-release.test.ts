@@ -92,3 +92,23 @@ describe("release", () => {
     expect(await clients[0]!.get(resource)).toBe("foreign");
   });
 });
+
+describe("a lock known only by its value (lockByValue)", () => {
+  it("extends and releases the lock that value holds, and refuses a value that holds nothing", async () => {
+    const resource = `by-value:${Date.now()}`;
+    const lock = await redlock.acquire([resource], 2_000);
+    const handle = redlock.lockByValue([resource], lock.value);
+    expect(handle.expiration).toBe(Number.POSITIVE_INFINITY);
+    const extended = await handle.extend(5_000);
+    expect(extended.expiration).toBeLessThan(Date.now() + 5_000);
+    for (const client of clients) expect(await client.pttl(resource)).toBeGreaterThan(4_000);
+
+    await expect(
+      redlock.lockByValue([resource], "0".repeat(40)).extend(1_000),
+    ).rejects.toBeInstanceOf(ExecutionError);
+    const released = await redlock.lockByValue([resource], lock.value).release();
+    expect(released.alreadyReleased).toBe(false);
+    for (const client of clients) expect(await client.exists(resource)).toBe(0);
+    expect(() => redlock.lockByValue([resource], "")).toThrow(TypeError);
+  });
+});

@@ -10,7 +10,8 @@ import {
 } from "../../lib/redlock/settings";
 
 describe("settings", () => {
-  it("keeps node-redlock's defaults", () => {
+  it("keeps node-redlock's defaults, frozen", () => {
+    expect(Object.isFrozen(defaultSettings)).toBe(true);
     expect(defaultSettings).toMatchObject({
       driftFactor: 0.01,
       retryCount: 10,

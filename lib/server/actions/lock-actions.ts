@@ -96,14 +96,7 @@ export async function acquireLock(
 
 export async function extendLock(deps: ActionDeps, request: ExtendRequest): Promise<LockGrant> {
   const startMs = performance.now();
-  // A handle for a lock known only by its value; the nodes decide whether that value still holds it.
-  const handle = new Lock(
-    deps.redlock,
-    [...request.resources],
-    request.value,
-    [],
-    Date.now() + request.ttlMs,
-  );
+  const handle = deps.redlock.lockByValue([...request.resources], request.value);
   try {
     const lock = await deps.redlock.extend(handle, request.ttlMs, { retryCount: 0 });
     return await grantOf(lock, request.ttlMs, startMs, deps.nodes);
@@ -123,7 +116,7 @@ export async function releaseLock(
   request: ReleaseRequest,
 ): Promise<Omit<ReleaseResponse, "serverTime">> {
   const startMs = performance.now();
-  const handle = new Lock(deps.redlock, [...request.resources], request.value, [], Date.now());
+  const handle = deps.redlock.lockByValue([...request.resources], request.value);
   const result = await deps.redlock.release(handle);
   return {
     resources: [...request.resources],
