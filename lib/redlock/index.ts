@@ -24,5 +24,6 @@ export type {
   Operation,
   OperationEvent,
   RedlockAbortSignal,
+  ReleaseCounts,
   ReleaseResult,
 } from "./types";

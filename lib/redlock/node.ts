@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { NodeUnavailableError } from "./errors";
-import { evalScript, isNoScript, sendBatch, type QueuedCommand } from "./batch";
+import { evaluateOnce, sendBatch, type QueuedCommand } from "./batch";
 import { RestartWatch } from "./restart-watch";
 import type { Client } from "./types";
 
@@ -34,8 +34,13 @@ export class RedlockNode {
   readonly address: string;
   readonly restartWatch: RestartWatch;
   private overdueCount = 0;
-  private batch: QueuedCommand[] = [];
+  /** Script calls sent to this node and not answered yet (batching clients only). */
+  private inFlight = 0;
+  /** Commands that arrived while a call was in flight: they go out together at the end of the turn. */
+  private queue: QueuedCommand[] = [];
   private readonly batches: boolean;
+  private readonly settle = () => this.onCallSettled();
+  private readonly flushQueue = () => this.flush();
 
   constructor(
     readonly client: Client,
@@ -49,7 +54,6 @@ export class RedlockNode {
       !(client as { isCluster?: boolean }).isCluster;
     this.restartWatch = new RestartWatch(client, restartQuarantineMs);
   }
-
   get isSuspect(): boolean {
     return this.overdueCount > 0;
   }
@@ -70,43 +74,48 @@ export class RedlockNode {
 
   /**
    * EVALSHA, falling back to EVAL once when the node has not cached the script (after a restart).
-   * Commands issued in the same event-loop turn go out as one call of the batch script (batch.ts):
-   * one socket write and one reply instead of one per command, which is most of the cost under
-   * concurrency. Order on the node is preserved.
+   * Adaptive batching: a command to an idle node goes out at once, on its own, so a single caller
+   * pays no extra event-loop turn. Commands that arrive while a call to the node is in flight are
+   * collected until the end of the event-loop turn and go out as one call of the batch script
+   * (batch.ts): one socket write and one reply instead of one per command, which is most of the
+   * cost under concurrency. Order on the node is preserved.
    */
   evaluate(
     target: Script,
     keys: readonly string[],
     args: readonly (string | number)[],
   ): Promise<unknown> {
-    if (!this.batches) return this.evaluateAlone({ target, keys, args });
+    if (!this.batches) return evaluateOnce(this.client, target, keys, args);
+    if (this.inFlight === 0 && this.queue.length === 0) {
+      this.inFlight += 1;
+      return evaluateOnce(this.client, target, keys, args, this.settle);
+    }
     return new Promise((resolve, reject) => {
-      this.batch.push({ target, keys, args, resolve, reject });
-      if (this.batch.length === 1) setImmediate(() => this.flush());
+      if (this.queue.push({ target, keys, args, resolve, reject }) === 1)
+        setImmediate(this.flushQueue);
     });
   }
 
-  private async evaluateAlone({
-    target,
-    keys,
-    args,
-  }: Omit<QueuedCommand, "resolve" | "reject">): Promise<unknown> {
-    try {
-      return await evalScript(this.client, "evalsha", target.sha, keys, args);
-    } catch (error) {
-      if (!isNoScript(error)) throw error;
-      return evalScript(this.client, "eval", target.body, keys, args);
-    }
+  private onCallSettled(): void {
+    this.inFlight -= 1;
   }
 
   private flush(): void {
-    const batch = this.batch;
-    this.batch = [];
+    const queue = this.queue;
+    this.queue = [];
     // Bounded so one script call never holds a node for long (~1 µs per operation).
-    for (let start = 0; start < batch.length; start += MAX_BATCH) {
-      const part = batch.slice(start, start + MAX_BATCH);
-      if (part.length > 1 && sendBatch(this.client, part)) continue;
-      for (const command of part) this.evaluateAlone(command).then(command.resolve, command.reject);
+    for (let start = 0; start < queue.length; start += MAX_BATCH) {
+      const part = queue.length <= MAX_BATCH ? queue : queue.slice(start, start + MAX_BATCH);
+      this.inFlight += 1;
+      if (part.length > 1 && sendBatch(this.client, part, this.settle)) continue;
+      this.inFlight -= 1;
+      for (const command of part) {
+        this.inFlight += 1;
+        evaluateOnce(this.client, command.target, command.keys, command.args, this.settle).then(
+          command.resolve,
+          command.reject,
+        );
+      }
     }
   }
 

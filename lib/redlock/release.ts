@@ -1,15 +1,32 @@
 import { performance } from "node:perf_hooks";
 import type { Core } from "./core";
 import { ResourceLockedError } from "./errors";
-import { runAttempt } from "./quorum";
+import { runAttempt, type NodeAnswer } from "./quorum";
 import type { Settings } from "./settings";
-import type { ReleaseResult } from "./types";
+import type { ReleaseCounts, ReleaseResult } from "./types";
+
+/** What the answers so far say: deleted on how many nodes, failed on how many. */
+function countAnswers(answers: ReadonlyArray<NodeAnswer | undefined>): ReleaseCounts {
+  let releasedCount = 0;
+  let failedCount = 0;
+  for (const answer of answers) {
+    if (Number(answer?.reply) > 0) releasedCount += 1;
+    else if (answer?.vote === "against" && !(answer.error instanceof ResourceLockedError))
+      failedCount += 1;
+  }
+  return { releasedCount, failedCount, alreadyReleased: releasedCount === 0 && failedCount === 0 };
+}
 
 /**
  * Deletes the lock's keys on every node, whether or not we believe each holds them (a node may have
  * granted after its timeout). One attempt, each node bounded by nodeTimeout: deleting is idempotent and
  * an unreachable node's keys expire anyway, so this never retries, never hangs and never throws
  * because the lock had already expired.
+ *
+ * It resolves as soon as the outcome is known: a majority of nodes has replied (or every node that
+ * can reply has), so a hung minority costs nothing. The other deletes are still sent and land
+ * whenever their node answers; `settled` and `attempts` report them once every node answered or
+ * timed out.
  */
 export async function release(
   core: Core,
@@ -34,28 +51,22 @@ export async function release(
             ),
           },
     decideEarly: false,
+    decideOnMajorityAnswered: true,
     gateRestarts: false,
   });
-  const releasedCount = attempt.answers.filter((answer) => Number(answer?.reply) > 0).length;
-  const failedCount = attempt.answers.filter(
-    (answer) => answer?.vote === "against" && !(answer.error instanceof ResourceLockedError),
-  ).length;
-  const outcome = releasedCount > 0 ? "success" : "failure";
+  const latencyMs = performance.now() - startMono;
+  const counts = countAnswers(attempt.answers);
+  const settled = attempt.stats.then(() => countAnswers(attempt.answers));
   if (core.wantsEvents())
     void attempt.stats.then((stats) =>
       core.emitOperation({
         operation: "release",
         resources,
-        outcome,
+        outcome: countAnswers(attempt.answers).releasedCount > 0 ? "success" : "failure",
         attempts: 1,
-        latencyMs: performance.now() - startMono,
+        latencyMs,
         nodes: stats.nodes,
       }),
     );
-  return {
-    attempts: [attempt.stats],
-    releasedCount,
-    failedCount,
-    alreadyReleased: releasedCount === 0 && failedCount === 0,
-  };
+  return { attempts: [attempt.stats], ...counts, settled };
 }
