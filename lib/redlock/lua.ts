@@ -39,12 +39,16 @@ end
 return #KEYS
 `;
 
-/** Deletes each resource that still holds the value (never another holder's). Returns the count deleted. */
+/**
+ * Deletes each resource that still holds the value (never another holder's). Returns the count
+ * deleted. With ARGV[2] = "1", publishes each deletion on `redlock:released:<key>` (handoff.ts).
+ */
 export const RELEASE_SCRIPT = `
 local count = 0
 for i, key in ipairs(KEYS) do
   if redis.call("get", key) == ARGV[1] then
     redis.call("del", key)
+    if ARGV[2] == "1" then redis.pcall("publish", "redlock:released:" .. key, "") end
     count = count + 1
   end
 end

@@ -16,6 +16,12 @@ export const script = (body: string): Script => ({
 
 /** Most operations one batch script call carries. */
 const MAX_BATCH = 256;
+/**
+ * Calls a node may have unanswered before more commands wait in our queue for one to be answered:
+ * one executing and one on the wire keep a healthy node busy, and a paused node holds at most this
+ * many calls (whatever the number of operations) until it is seen overdue.
+ */
+const MAX_CALLS_IN_FLIGHT = 2;
 
 /** Connection states in which ioredis sends (or briefly queues until connected) a command. */
 const SENDABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
@@ -38,6 +44,7 @@ export class RedlockNode {
   private inFlight = 0;
   /** Commands that arrived while a call was in flight: they go out together at the end of the turn. */
   private queue: QueuedCommand[] = [];
+  private flushScheduled = false;
   private readonly batches: boolean;
   private readonly settle = () => this.onCallSettled();
   private readonly flushQueue = () => this.flush();
@@ -76,9 +83,10 @@ export class RedlockNode {
    * EVALSHA, falling back to EVAL once when the node has not cached the script (after a restart).
    * Adaptive batching: a command to an idle node goes out at once, on its own, so a single caller
    * pays no extra event-loop turn. Commands that arrive while a call to the node is in flight are
-   * collected until the end of the event-loop turn and go out as one call of the batch script
-   * (batch.ts): one socket write and one reply instead of one per command, which is most of the
-   * cost under concurrency. Order on the node is preserved.
+   * collected until the end of the event-loop turn (or, with MAX_CALLS_IN_FLIGHT unanswered, until
+   * one is answered) and go out as one call of the batch script (batch.ts): one socket write and one
+   * reply instead of one per command, which is most of the cost under concurrency. The busier the
+   * node, the bigger the batches. Order on the node is preserved.
    */
   evaluate(
     target: Script,
@@ -91,16 +99,24 @@ export class RedlockNode {
       return evaluateOnce(this.client, target, keys, args, this.settle);
     }
     return new Promise((resolve, reject) => {
-      if (this.queue.push({ target, keys, args, resolve, reject }) === 1)
-        setImmediate(this.flushQueue);
+      this.queue.push({ target, keys, args, resolve, reject });
+      this.scheduleFlush();
     });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.inFlight >= MAX_CALLS_IN_FLIGHT) return;
+    this.flushScheduled = true;
+    setImmediate(this.flushQueue);
   }
 
   private onCallSettled(): void {
     this.inFlight -= 1;
+    if (this.queue.length > 0) this.scheduleFlush();
   }
 
   private flush(): void {
+    this.flushScheduled = false;
     const queue = this.queue;
     this.queue = [];
     // Bounded so one script call never holds a node for long (~1 µs per operation).

@@ -38,7 +38,8 @@ export async function release(
   const attempt = await runAttempt(core.nodes, {
     script: core.scripts.release,
     keys: resources,
-    args: [value],
+    // "1": wake the contenders waiting on these resources (a failed attempt's clean-up does not).
+    args: [value, 1],
     timeoutMs: settings.nodeTimeout,
     judge: (reply) =>
       Number(reply) === resources.length

@@ -30,6 +30,14 @@ export interface Settings {
    * @default false
    */
   readonly restartQuarantine: number | false;
+  /**
+   * An acquire waiting to retry wakes as soon as a node reports the lock released (Redis pub/sub on
+   * `redlock:released:<resource>`, published by the release script; one subscriber connection per
+   * node, opened while someone waits), instead of sleeping out `retryDelay`, which stays the
+   * upper bound. Cluster clients and clients without `duplicate()` just sleep.
+   * @default true
+   */
+  readonly wakeOnRelease: boolean;
 }
 
 /** Per-call settings; `signal` cancels a pending acquire or extend (ours). */
@@ -46,6 +54,7 @@ export const defaultSettings: Settings = {
   nodeTimeout: 500,
   fencing: false,
   restartQuarantine: false,
+  wakeOnRelease: true,
 };
 
 const nonNegative = (name: keyof Settings, value: number) => {
