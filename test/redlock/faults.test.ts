@@ -103,6 +103,28 @@ describe("with nodes paused (SIGSTOP)", () => {
     expect(pendingCommands(clients[4]!)).toBe(0);
   });
 
+  it("releases with 2 of 5 paused as soon as the majority replied; the paused pair's delete lands later", async () => {
+    // nodeTimeout 5 s: waiting for the paused pair would take that long.
+    const redlock = new Redlock(clients, { nodeTimeout: 5_000, retryCount: 0 });
+    const lock = await redlock.acquire(["release-hung"], 30_000);
+    await lock.attempts[0];
+    pause(3, 4);
+    const startMono = performance.now();
+    const result = await lock.release();
+    expect(performance.now() - startMono).toBeLessThan(2_500);
+    // Counts known at that moment: the three live nodes; the paused pair counts in neither.
+    expect(result).toMatchObject({ releasedCount: 3, failedCount: 0, alreadyReleased: false });
+    expect(await keysOn("release-hung", [0, 1, 2])).toEqual([0, 0, 0]);
+    resumeAll();
+    // The paused pair answers once resumed: its delete happened, and `settled` counts it.
+    expect(await result.settled).toEqual({
+      releasedCount: 5,
+      failedCount: 0,
+      alreadyReleased: false,
+    });
+    expect(await keysOn("release-hung", [3, 4])).toEqual([0, 0]);
+  });
+
   it("needs a majority to extend: fails with 3 of 5 paused, succeeds with 2 of 5 paused", async () => {
     const redlock = new Redlock(clients, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 0 });
     const [first, second] = await Promise.all([
