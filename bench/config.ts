@@ -38,6 +38,20 @@ export const plan = {
     /** Same for all three libraries, so each does the same work per acquire. */
     retry: { retryCount: 50, retryDelay: 10, retryJitter: 10 },
   },
+  /**
+   * Handoff: the contended scenario at the libraries' default retry timing (200 ± 100 ms), where
+   * sleeping out retryDelay shows; time from release to the next holder's acquire.
+   */
+  handoff: {
+    contenders: 16,
+    warmupMs: quick ? 300 : 500,
+    durationMs: quick ? 1_500 : 4_000,
+    ttlMs: 1_000,
+    holdMs: 1,
+    retry: { retryCount: 100, retryDelay: 200, retryJitter: 100 },
+  },
+  /** Sequential acquire+release with 2 of 5 masters SIGSTOPped: how long release takes. */
+  hungRelease: { pausedNodes: [3, 4], warmupMs: 200, durationMs: quick ? 1_000 : 3_000 },
   paused: {
     workers: 8,
     healthyMs: quick ? 1_500 : 5_000,

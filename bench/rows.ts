@@ -21,12 +21,18 @@ const SHOWN: ReadonlyArray<[string, MetricSpec[]]> = [
     "contended",
     [
       higher("acquisitionsPerS"),
+      lower("handoffP50Ms"),
       higher("jainIndex"),
       higher("minShare"),
       lower("wastedAttemptsPerAcquisition"),
       lower("redisCommandsPerAcquisition"),
     ],
   ],
+  [
+    "handoff",
+    [lower("handoffP50Ms"), lower("handoffP99Ms"), higher("acquisitionsPerS"), higher("jainIndex")],
+  ],
+  ["hung release", [lower("releaseP50Ms"), lower("releaseP99Ms"), lower("acquireP50Ms")]],
   [
     "paused node",
     [

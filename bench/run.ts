@@ -15,7 +15,7 @@ import { formatTable, machineInfo, writeResults } from "./report";
 import { loadOurs } from "./peers";
 import { buildRows } from "./rows";
 import { consoleSnapshot } from "./scenarios/snapshot";
-import { runLockRounds, runPausedNode } from "./suite";
+import { runHungRelease, runLockRounds, runPausedNode } from "./suite";
 
 /** The commit of lib/redlock measured, with "+dirty" when it has uncommitted changes. */
 function oursCommit(): string {
@@ -47,9 +47,10 @@ async function main(): Promise<void> {
     const lockRounds = sections.locks
       ? await runLockRounds(masters.urls, admins)
       : { medians: {}, rounds: {} };
+    const hung = sections.paused ? await runHungRelease(masters) : { medians: {} };
     const paused = sections.paused ? await runPausedNode(masters) : { medians: {}, samples: {} };
     const snapshot = sections.snapshot ? await consoleSnapshotOrError(masters.urls, admins) : {};
-    const medians = { ...lockRounds.medians, ...paused.medians, ...snapshot };
+    const medians = { ...lockRounds.medians, ...hung.medians, ...paused.medians, ...snapshot };
     const rows = buildRows(medians);
     const durationS = (performance.now() - startedMs) / 1000;
     const machine = machineInfo(await redisVersion(admins[0]!));

@@ -7,6 +7,7 @@ import type { Masters } from "../scripts/redis-masters";
 import { plan } from "./config";
 import { interleaved, LIBRARIES, type LibraryName } from "./peers";
 import { contended } from "./scenarios/contended";
+import { hungRelease } from "./scenarios/hung-release";
 import { pausedNode, type QueueSample } from "./scenarios/paused-node";
 import { sequential } from "./scenarios/sequential";
 import { caseName, throughput, type ThroughputCase } from "./scenarios/throughput";
@@ -44,6 +45,12 @@ export async function runLockRounds(
     }
     for (const library of order)
       keep("contended", library, await contended(urls, admins, library, roundIndex));
+    for (const library of order)
+      keep(
+        "handoff",
+        library,
+        await contended(urls, admins, library, roundIndex, plan.handoff, "handoff"),
+      );
   }
   const medians: Medians = {};
   for (const [key, figures] of Object.entries(rounds)) {
@@ -51,6 +58,16 @@ export async function runLockRounds(
     (medians[scenario] ??= {})[library] = medianOfRounds(figures);
   }
   return { medians, rounds };
+}
+
+/** Release with 2 of 5 masters paused, once per library (order rotated). */
+export async function runHungRelease(masters: Masters): Promise<{ medians: Medians }> {
+  const medians: Medians = { "hung release": {} };
+  for (const library of interleaved(plan.rounds + 1)) {
+    log(`hung release: ${library}`);
+    medians["hung release"]![library] = await hungRelease(masters, library);
+  }
+  return { medians };
 }
 
 /** One 30 s pause per library (too long to repeat); order rotated like the rounds. */

@@ -3,13 +3,14 @@
  * acquire, hold briefly, release, repeat. Every library gets the same retry settings, so "wasted
  * attempts" (attempts that did not win) compare like for like.
  */
+import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import { closeClients, openClients } from "../clients";
 import { plan } from "../config";
 import { createAdapter, type LibraryName } from "../peers";
 import { commandsExecuted } from "../redis-info";
-import { jainIndex } from "../stats";
+import { jainIndex, percentile } from "../stats";
 import { closedLoop } from "../workload";
 
 export interface ContendedResult extends Record<string, number> {
@@ -21,6 +22,18 @@ export interface ContendedResult extends Record<string, number> {
   /** Acquire calls that used up every retry without winning. */
   exhaustedCalls: number;
   redisCommandsPerAcquisition: number;
+  /** Time from a holder's release call to the next holder's acquire resolving, ms. */
+  handoffP50Ms: number;
+  handoffP99Ms: number;
+}
+
+export interface ContendedOptions {
+  readonly contenders: number;
+  readonly warmupMs: number;
+  readonly durationMs: number;
+  readonly ttlMs: number;
+  readonly holdMs: number;
+  readonly retry: { retryCount: number; retryDelay: number; retryJitter: number };
 }
 
 export async function contended(
@@ -28,11 +41,15 @@ export async function contended(
   admins: readonly Redis[],
   library: LibraryName,
   roundIndex: number,
+  options: ContendedOptions = plan.contended,
+  name = "contended",
 ): Promise<ContendedResult> {
-  const { contenders, ttlMs, holdMs, retry } = plan.contended;
+  const { contenders, ttlMs, holdMs, retry } = options;
   const clientSets = await Promise.all(Array.from({ length: contenders }, () => openClients(urls)));
   const adapters = clientSets.map((clients) => createAdapter(library, clients, retry));
-  const resource = `bench:contended:${library}:${roundIndex}`;
+  const resource = `bench:${name}:${library}:${roundIndex}`;
+  const handoffsMs: number[] = [];
+  let releaseStartMs: number | undefined;
   const wins = new Array<number>(contenders).fill(0);
   let attempts = 0;
   let exhaustedCalls = 0;
@@ -41,9 +58,9 @@ export async function contended(
   try {
     const loop = await closedLoop({
       workers: contenders,
-      warmupMs: plan.contended.warmupMs,
-      durationMs: plan.contended.durationMs,
-      sampleEveryMs: plan.contended.durationMs * 2,
+      warmupMs: options.warmupMs,
+      durationMs: options.durationMs,
+      sampleEveryMs: options.durationMs * 2,
       sample: () => {
         if (measuring) return;
         measuring = true;
@@ -57,7 +74,11 @@ export async function contended(
           return;
         }
         if (measuring) wins[worker]! += 1;
+        if (measuring && releaseStartMs !== undefined)
+          handoffsMs.push(performance.now() - releaseStartMs);
+        releaseStartMs = undefined;
         await sleep(holdMs);
+        releaseStartMs = performance.now();
         await adapters[worker]!.release(outcome.handle);
       },
     });
@@ -71,6 +92,8 @@ export async function contended(
       wastedAttemptsPerAcquisition: (attempts - acquisitions) / Math.max(1, acquisitions),
       exhaustedCalls,
       redisCommandsPerAcquisition: commands / Math.max(1, acquisitions),
+      handoffP50Ms: percentile(handoffsMs, 50),
+      handoffP99Ms: percentile(handoffsMs, 99),
     };
   } finally {
     clientSets.forEach(closeClients);

@@ -153,7 +153,7 @@ async function releaseAttempt(
   attempt: Attempt,
   settings: Settings,
 ): Promise<void> {
-  const { keys, args } = releaseCommand(resources, value, settings);
+  const { keys, args } = releaseCommand(resources, value, settings, false);
   const awaited: Promise<unknown>[] = [];
   attempt.sent.forEach((sent, index) => {
     const answer = attempt.answers[index];

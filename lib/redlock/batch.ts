@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type { Command as IoredisCommand, Redis } from "ioredis";
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from "./lua";
-import type { IoredisClient as Client } from "./client-adapter";
+import { usesOwnEval, type IoredisClient as Client } from "./client-adapter";
 
 /** A script command waiting for its node's next batch. */
 export interface QueuedCommand {
@@ -55,9 +55,11 @@ export const isNoScript = (error: unknown) =>
   error instanceof Error && error.message.startsWith("NOSCRIPT");
 
 /**
- * EVALSHA or EVAL, sent straight to the connection when the client auto-pipelines: these commands
- * are batched per tick here already, and ioredis would defer each again by an event-loop turn and
- * build a Pipeline per tick (~1.5x the CPU per operation at 16 callers with enableAutoPipelining).
+ * EVALSHA or EVAL as one ioredis Command sent straight to the connection (what `client.evalsha`
+ * does, minus its argument juggling). With auto-pipelining on, ioredis would defer each command
+ * again by an event-loop turn and build a Pipeline per tick (~1.5x the CPU per operation at 16
+ * callers): node.ts batches already. A Cluster (routed by key) and node-redis keep the client's own
+ * method.
  */
 export function evalScript(
   client: Client,
@@ -66,8 +68,7 @@ export function evalScript(
   keys: readonly string[],
   args: readonly (string | number)[],
 ): Promise<unknown> {
-  if (!client.options.enableAutoPipelining || client.isCluster)
-    return client[command](shaOrBody, keys.length, ...keys, ...args);
+  if (usesOwnEval(client)) return client[command](shaOrBody, keys.length, ...keys, ...args);
   const options = { replyEncoding: "utf8" as const, keyPrefix: client.options.keyPrefix };
   return (client as Redis).sendCommand(
     new (commandClass())(command, [shaOrBody, keys.length, ...keys, ...args], options),
@@ -75,12 +76,42 @@ export function evalScript(
 }
 
 /**
+ * One script call on its own: EVALSHA, then EVAL once if the node lost its script cache (after a
+ * restart). `onAnswered` runs when the node answers the EVALSHA. One promise on top of ioredis's,
+ * whatever happens: this is the whole cost of the single-caller path.
+ */
+export function evaluateOnce(
+  client: Client,
+  target: { readonly sha: string; readonly body: string },
+  keys: readonly string[],
+  args: readonly (string | number)[],
+  onAnswered?: () => void,
+): Promise<unknown> {
+  return evalScript(client, "evalsha", target.sha, keys, args).then(
+    (reply) => {
+      onAnswered?.();
+      return reply;
+    },
+    (error: unknown) => {
+      onAnswered?.();
+      if (!isNoScript(error)) throw error;
+      return evalScript(client, "eval", target.body, keys, args);
+    },
+  );
+}
+
+/**
  * Sends `batch` to one node as a single EVALSHA of the batch script (EVAL once if the node lost its
  * script cache). Each command is one ioredis Command, one reply to parse and one promise, whatever
  * the batch size: at 64 concurrent callers that per-command cost, not Redis, was the bottleneck.
- * Returns false (sending nothing) if a command is not one of the library's scripts.
+ * Returns false (sending nothing) if a command is not one of the library's scripts; else calls
+ * `onAnswered` once the node answers the call.
  */
-export function sendBatch(client: Client, batch: readonly QueuedCommand[]): boolean {
+export function sendBatch(
+  client: Client,
+  batch: readonly QueuedCommand[],
+  onAnswered: () => void,
+): boolean {
   if (!batch.every((command) => BATCHABLE.has(command.target.sha))) return false;
   const keys: string[] = [];
   const argv: (string | number)[] = [batch.length];
@@ -97,9 +128,16 @@ export function sendBatch(client: Client, batch: readonly QueuedCommand[]): bool
       else command.resolve(reply);
     });
   const fail = (error: unknown) => batch.forEach((command) => command.reject(error));
-  evalScript(client, "evalsha", BATCH_SHA, keys, argv).then(settle, (error: unknown) => {
-    if (!isNoScript(error)) return fail(error);
-    evalScript(client, "eval", BATCH_SCRIPT, keys, argv).then(settle, fail);
-  });
+  evalScript(client, "evalsha", BATCH_SHA, keys, argv).then(
+    (replies) => {
+      onAnswered();
+      settle(replies);
+    },
+    (error: unknown) => {
+      onAnswered();
+      if (!isNoScript(error)) return fail(error);
+      evalScript(client, "eval", BATCH_SCRIPT, keys, argv).then(settle, fail);
+    },
+  );
   return true;
 }

@@ -102,6 +102,13 @@ class NodeRedisAdapter {
   }
 }
 
+/**
+ * Whether script calls go through the client's own `evalsha`/`eval` rather than a raw ioredis
+ * Command: a Cluster routes each call by key, and the node-redis adapter has no ioredis connection.
+ */
+export const usesOwnEval = (client: IoredisClient): boolean =>
+  client.isCluster || client instanceof NodeRedisAdapter;
+
 /** The client in the shape the library drives: ioredis as it is, node-redis through the adapter. */
 export function adaptClient(client: Client): IoredisClient {
   if (!isNodeRedisClient(client)) return client;

@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ExecutionError, NodeQuarantinedError } from "./errors";
+import type { ReleaseWaiter } from "./handoff";
 import type { RedlockNode, Script } from "./node";
 import type { Attempt } from "./quorum";
 import { retryWaitMs, type Settings } from "./settings";
@@ -18,6 +19,8 @@ export interface Core {
   emitOperation(event: OperationEvent): void;
   /** False when nobody listens to "operation" or "error": the event need not be built. */
   wantsEvents(): boolean;
+  /** Wakes a waiting acquire when its resources are released (handoff.ts); unset: plain sleeps. */
+  readonly releaseWaiter?: ReleaseWaiter;
 }
 
 const retryFailedMessage = "The operation was unable to achieve a quorum during its retry window.";
@@ -76,7 +79,11 @@ export async function withRetries<T>(
       return { result, attempts };
     }
     if (!retryable || (settings.retryCount !== -1 && index >= settings.retryCount)) break;
-    await sleep(retryWaitMs(settings), undefined, { signal });
+    // An acquire retries the moment a node reports the lock released, at most retryDelay ± jitter later.
+    const waitMs = retryWaitMs(settings);
+    if (event.operation === "acquire" && core.releaseWaiter && settings.wakeOnRelease)
+      await core.releaseWaiter.wait(event.resources, waitMs, signal);
+    else await sleep(waitMs, undefined, { signal });
   }
   report("failure");
   throw new ExecutionError(describeFailure(last), attempts);

@@ -30,6 +30,7 @@ export type {
   OperationEvent,
   OwnerInfo,
   RedlockAbortSignal,
+  ReleaseCounts,
   ReleaseResult,
   ResourceInspection,
   WaiterInfo,

@@ -61,7 +61,8 @@ return count
 
 /**
  * Deletes each resource that still holds the value (never another holder's). Returns the count deleted.
- * With ARGV[2] (resource count), the KEYS after the resources are their owner entries, deleted with them.
+ * ARGV[2] is the resource count: the KEYS after the resources are their owner entries, deleted with
+ * them. With ARGV[3] = "1", publishes each deletion on `redlock:released:<key>` (handoff.ts).
  */
 export const RELEASE_SCRIPT = `
 local count = 0
@@ -70,6 +71,7 @@ for i = 1, resourceCount do
   local key = KEYS[i]
   if redis.call("get", key) == ARGV[1] then
     redis.call("del", key)
+    if ARGV[2] == "1" then redis.pcall("publish", "redlock:released:" .. key, "") end
     count = count + 1
     if KEYS[resourceCount + i] then redis.call("del", KEYS[resourceCount + i]) end
   end

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { NodeUnavailableError } from "./errors";
-import { evalScript, isNoScript, sendBatch, type QueuedCommand } from "./batch";
+import { evaluateOnce, sendBatch, type QueuedCommand } from "./batch";
 import { RestartWatch } from "./restart-watch";
 import { adaptClient, describeClient, type Client, type IoredisClient } from "./client-adapter";
 
@@ -16,6 +16,12 @@ export const script = (body: string): Script => ({
 
 /** Most operations one batch script call carries. */
 const MAX_BATCH = 256;
+/**
+ * Calls a node may have unanswered before more commands wait in our queue for one to be answered:
+ * one executing and one on the wire keep a healthy node busy, and a paused node holds at most this
+ * many calls (whatever the number of operations) until it is seen overdue.
+ */
+const MAX_CALLS_IN_FLIGHT = 2;
 
 /** Connection states in which ioredis sends (or briefly queues until connected) a command. */
 const SENDABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
@@ -28,10 +34,16 @@ export class RedlockNode {
   readonly address: string;
   readonly restartWatch: RestartWatch;
   private overdueCount = 0;
-  private batch: QueuedCommand[] = [];
+  /** Script calls sent to this node and not answered yet (batching clients only). */
+  private inFlight = 0;
+  /** Commands that arrived while a call was in flight: they go out together at the end of the turn. */
+  private queue: QueuedCommand[] = [];
+  private flushScheduled = false;
   private readonly batches: boolean;
   /** The client as the library drives it (node-redis clients through their adapter). */
   private readonly connection: IoredisClient;
+  private readonly settle = () => this.onCallSettled();
+  private readonly flushQueue = () => this.flush();
 
   constructor(
     /** The client as the caller gave it: the key of `votesFor`/`votesAgainst`. */
@@ -47,7 +59,6 @@ export class RedlockNode {
       !this.connection.isCluster;
     this.restartWatch = new RestartWatch(this.connection, restartQuarantineMs);
   }
-
   get isSuspect(): boolean {
     return this.overdueCount > 0;
   }
@@ -68,43 +79,57 @@ export class RedlockNode {
 
   /**
    * EVALSHA, falling back to EVAL once when the node has not cached the script (after a restart).
-   * Commands issued in the same event-loop turn go out as one call of the batch script (batch.ts):
-   * one socket write and one reply instead of one per command, which is most of the cost under
-   * concurrency. Order on the node is preserved.
+   * Adaptive batching: a command to an idle node goes out at once, on its own, so a single caller
+   * pays no extra event-loop turn. Commands that arrive while a call to the node is in flight are
+   * collected until the end of the event-loop turn (or, with MAX_CALLS_IN_FLIGHT unanswered, until
+   * one is answered) and go out as one call of the batch script (batch.ts): one socket write and one
+   * reply instead of one per command, which is most of the cost under concurrency. The busier the
+   * node, the bigger the batches. Order on the node is preserved.
    */
   evaluate(
     target: Script,
     keys: readonly string[],
     args: readonly (string | number)[],
   ): Promise<unknown> {
-    if (!this.batches) return this.evaluateAlone({ target, keys, args });
+    if (!this.batches) return evaluateOnce(this.connection, target, keys, args);
+    if (this.inFlight === 0 && this.queue.length === 0) {
+      this.inFlight += 1;
+      return evaluateOnce(this.connection, target, keys, args, this.settle);
+    }
     return new Promise((resolve, reject) => {
-      this.batch.push({ target, keys, args, resolve, reject });
-      if (this.batch.length === 1) setImmediate(() => this.flush());
+      this.queue.push({ target, keys, args, resolve, reject });
+      this.scheduleFlush();
     });
   }
 
-  private async evaluateAlone({
-    target,
-    keys,
-    args,
-  }: Omit<QueuedCommand, "resolve" | "reject">): Promise<unknown> {
-    try {
-      return await evalScript(this.connection, "evalsha", target.sha, keys, args);
-    } catch (error) {
-      if (!isNoScript(error)) throw error;
-      return evalScript(this.connection, "eval", target.body, keys, args);
-    }
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.inFlight >= MAX_CALLS_IN_FLIGHT) return;
+    this.flushScheduled = true;
+    setImmediate(this.flushQueue);
+  }
+
+  private onCallSettled(): void {
+    this.inFlight -= 1;
+    if (this.queue.length > 0) this.scheduleFlush();
   }
 
   private flush(): void {
-    const batch = this.batch;
-    this.batch = [];
+    this.flushScheduled = false;
+    const queue = this.queue;
+    this.queue = [];
     // Bounded so one script call never holds a node for long (~1 µs per operation).
-    for (let start = 0; start < batch.length; start += MAX_BATCH) {
-      const part = batch.slice(start, start + MAX_BATCH);
-      if (part.length > 1 && sendBatch(this.connection, part)) continue;
-      for (const command of part) this.evaluateAlone(command).then(command.resolve, command.reject);
+    for (let start = 0; start < queue.length; start += MAX_BATCH) {
+      const part = queue.length <= MAX_BATCH ? queue : queue.slice(start, start + MAX_BATCH);
+      this.inFlight += 1;
+      if (part.length > 1 && sendBatch(this.connection, part, this.settle)) continue;
+      this.inFlight -= 1;
+      for (const command of part) {
+        this.inFlight += 1;
+        evaluateOnce(this.connection, command.target, command.keys, command.args, this.settle).then(
+          command.resolve,
+          command.reject,
+        );
+      }
     }
   }
 

@@ -17,6 +17,12 @@ export interface AttemptRequest {
   readonly judge: (reply: unknown) => NodeAnswer;
   /** Decide as soon as the outcome is certain, instead of waiting for every node. */
   readonly decideEarly: boolean;
+  /**
+   * Decide once a majority of nodes has replied, whatever the replies (release: the outcome is
+   * known then). A refusal, timeout or lost connection is no reply: the decision then waits for
+   * every node that can still reply. Later answers still land in `answers` and `stats`.
+   */
+  readonly decideOnMajorityAnswered?: boolean;
   /** Withhold the votes of nodes in restart quarantine (acquire only: extend and release cannot grant). */
   readonly gateRestarts: boolean;
 }
@@ -58,6 +64,8 @@ export function runAttempt(
   let votesFor = 0;
   let votesAgainst = 0;
   let answered = 0;
+  /** Answers that came from Redis itself (a reply or a Redis error), not from its absence. */
+  let replied = 0;
 
   return new Promise((resolveDecision) => {
     let decidedAtMs: number | undefined;
@@ -86,8 +94,11 @@ export function runAttempt(
       if (answer.vote === "for") votesFor += 1;
       else votesAgainst += 1;
       answered += 1;
+      if (answer.vote === "for" || answer.reply !== undefined || answer.error.name === "ReplyError")
+        replied += 1;
       if (request.decideEarly && votesFor >= quorum) decide(true);
       if (request.decideEarly && votesAgainst > nodes.length - quorum) decide(false);
+      if (request.decideOnMajorityAnswered && replied >= quorum) decide(votesFor >= quorum);
       if (answered === nodes.length) {
         clearTimeout(timer);
         decide(votesFor >= quorum);

@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { acquire } from "./acquire";
 import type { Core } from "./core";
 import { extend } from "./extend";
+import { ReleaseWaiter } from "./handoff";
 import { inspect } from "./inspect";
 import { Lock } from "./lock";
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from "./lua";
@@ -56,6 +57,7 @@ export default class Redlock extends EventEmitter {
         release: script(RELEASE_SCRIPT),
         fence: script(FENCE_SCRIPT),
       },
+      releaseWaiter: new ReleaseWaiter([...this.clients]),
       wantsEvents: () => this.listenerCount("operation") > 0 || this.listenerCount("error") > 0,
       emitOperation: (event: OperationEvent) => {
         this.emit("operation", event);
@@ -220,6 +222,7 @@ export default class Redlock extends EventEmitter {
 
   /** Closes every client connection (node-redlock's `quit`). */
   async quit(): Promise<void> {
+    this.core.releaseWaiter?.close();
     await Promise.all([...this.clients].map((client) => client.quit()));
   }
 }

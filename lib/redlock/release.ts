@@ -3,24 +3,35 @@ import type { Core } from "./core";
 import { ResourceLockedError } from "./errors";
 import { ownerKey } from "./lua";
 import { ownerLabels } from "./owner";
-import { runAttempt } from "./quorum";
+import { runAttempt, type NodeAnswer } from "./quorum";
 import type { Settings } from "./settings";
-import type { ReleaseResult } from "./types";
+import type { ReleaseCounts, ReleaseResult } from "./types";
+
+/** What the answers so far say: deleted on how many nodes, failed on how many. */
+function countAnswers(answers: ReadonlyArray<NodeAnswer | undefined>): ReleaseCounts {
+  let releasedCount = 0;
+  let failedCount = 0;
+  for (const answer of answers) {
+    if (Number(answer?.reply) > 0) releasedCount += 1;
+    else if (answer?.vote === "against" && !(answer.error instanceof ResourceLockedError))
+      failedCount += 1;
+  }
+  return { releasedCount, failedCount, alreadyReleased: releasedCount === 0 && failedCount === 0 };
+}
 
 /**
  * The release script's keys and args: with owner metadata on, the owner entries follow the
  * resources and are deleted with them (only where the lock's value was found and deleted).
+ * `wakeWaiters`: publish the release so contenders waiting on it retry at once (handoff.ts).
  */
 export function releaseCommand(
   resources: readonly string[],
   value: string,
   settings: Settings,
+  wakeWaiters: boolean,
 ): { keys: readonly string[]; args: (string | number)[] } {
-  if (!ownerLabels(settings)) return { keys: resources, args: [value] };
-  return {
-    keys: [...resources, ...resources.map(ownerKey)],
-    args: [value, resources.length],
-  };
+  const keys = ownerLabels(settings) ? [...resources, ...resources.map(ownerKey)] : resources;
+  return { keys, args: [value, resources.length, wakeWaiters ? 1 : 0] };
 }
 
 /**
@@ -28,6 +39,11 @@ export function releaseCommand(
  * granted after its timeout). One attempt, each node bounded by nodeTimeout: deleting is idempotent and
  * an unreachable node's keys expire anyway, so this never retries, never hangs and never throws
  * because the lock had already expired.
+ *
+ * It resolves as soon as the outcome is known: a majority of nodes has replied (or every node that
+ * can reply has), so a hung minority costs nothing. The other deletes are still sent and land
+ * whenever their node answers; `settled` and `attempts` report them once every node answered or
+ * timed out.
  */
 export async function release(
   core: Core,
@@ -38,7 +54,8 @@ export async function release(
   const startMono = performance.now();
   const attempt = await runAttempt(core.nodes, {
     script: core.scripts.release,
-    ...releaseCommand(resources, value, settings),
+    // Wake the contenders waiting on these resources (a failed attempt's clean-up does not).
+    ...releaseCommand(resources, value, settings, true),
     timeoutMs: settings.nodeTimeout,
     judge: (reply) =>
       Number(reply) === resources.length
@@ -51,28 +68,22 @@ export async function release(
             ),
           },
     decideEarly: false,
+    decideOnMajorityAnswered: true,
     gateRestarts: false,
   });
-  const releasedCount = attempt.answers.filter((answer) => Number(answer?.reply) > 0).length;
-  const failedCount = attempt.answers.filter(
-    (answer) => answer?.vote === "against" && !(answer.error instanceof ResourceLockedError),
-  ).length;
-  const outcome = releasedCount > 0 ? "success" : "failure";
+  const latencyMs = performance.now() - startMono;
+  const counts = countAnswers(attempt.answers);
+  const settled = attempt.stats.then(() => countAnswers(attempt.answers));
   if (core.wantsEvents())
     void attempt.stats.then((stats) =>
       core.emitOperation({
         operation: "release",
         resources,
-        outcome,
+        outcome: countAnswers(attempt.answers).releasedCount > 0 ? "success" : "failure",
         attempts: 1,
-        latencyMs: performance.now() - startMono,
+        latencyMs,
         nodes: stats.nodes,
       }),
     );
-  return {
-    attempts: [attempt.stats],
-    releasedCount,
-    failedCount,
-    alreadyReleased: releasedCount === 0 && failedCount === 0,
-  };
+  return { attempts: [attempt.stats], ...counts, settled };
 }

@@ -48,6 +48,14 @@ export interface Settings {
    * @default true
    */
   readonly waiters: boolean;
+  /**
+   * An acquire waiting to retry wakes as soon as a node reports the lock released (Redis pub/sub on
+   * `redlock:released:<resource>`, published by the release script; one subscriber connection per
+   * node, opened while someone waits), instead of sleeping out `retryDelay`, which stays the
+   * upper bound. Cluster clients and clients without `duplicate()` just sleep.
+   * @default true
+   */
+  readonly wakeOnRelease: boolean;
 }
 
 /** Per-call settings; `signal` cancels a pending acquire or extend (ours). */
@@ -67,6 +75,7 @@ export const defaultSettings: Settings = Object.freeze({
   restartQuarantine: false,
   owner: Object.freeze({}),
   waiters: true,
+  wakeOnRelease: true,
 });
 
 const nonNegative = (name: keyof Settings, value: number) => {

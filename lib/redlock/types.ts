@@ -32,14 +32,25 @@ export interface ExecutionResult {
   readonly attempts: ReadonlyArray<Promise<ExecutionStats>>;
 }
 
-/** What `release` resolves with: it never throws because a lock already expired. */
-export interface ReleaseResult extends ExecutionResult {
+/** How a release went on the nodes: counts of nodes, out of the membership. */
+export interface ReleaseCounts {
   /** Nodes on which this lock's keys were found and deleted. */
   readonly releasedCount: number;
   /** Nodes that errored or timed out; their keys (if any) expire on their own. */
   readonly failedCount: number;
-  /** True when no node still held the lock: it had expired or was released before. */
+  /** True when no node (of those counted) still held the lock: it had expired or was released before. */
   readonly alreadyReleased: boolean;
+}
+
+/**
+ * What `release` resolves with: it never throws because a lock already expired. `release` resolves
+ * as soon as a majority of nodes has replied (or every node that can reply has), and its counts are
+ * those known at that moment: nodes still to answer count in none of them. `settled` has the counts
+ * once every node has answered or timed out (within `nodeTimeout`), like `attempts`.
+ */
+export interface ReleaseResult extends ExecutionResult, ReleaseCounts {
+  /** Ours: the counts over every node, once each has answered or timed out. */
+  readonly settled: Promise<ReleaseCounts>;
 }
 
 /** Emitted as `"operation"` after every acquire, extend and release, for charts and metrics. */

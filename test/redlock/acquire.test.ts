@@ -105,7 +105,7 @@ describe("acquire", () => {
     for (const resource of names)
       expect(await valuesOn(resource)).toEqual(Array(5).fill(lock.value));
     const result = await lock.release();
-    expect(result.releasedCount).toBe(5);
+    expect((await result.settled).releasedCount).toBe(5);
     for (const resource of names) expect(await valuesOn(resource)).toEqual(Array(5).fill(null));
   });
 

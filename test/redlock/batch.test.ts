@@ -62,8 +62,8 @@ describe("batching of one tick's commands per node", () => {
     await Promise.all(clients.map((client) => client.hset("batch:a-hash", "field", "1")));
     const wrongType = new Lock(redlock, ["batch:a-hash"], "f".repeat(40), [], Date.now() + 5_000);
     const [neighbour, failing] = await Promise.all([lock.release(), wrongType.release()]);
-    expect(neighbour.releasedCount).toBe(5);
-    expect(failing.failedCount).toBe(5);
+    expect((await neighbour.settled).releasedCount).toBe(5);
+    expect((await failing.settled).failedCount).toBe(5);
     const votes = await failing.attempts[0]!;
     expect(votes.nodes.every((vote) => vote.error?.message.includes("WRONGTYPE"))).toBe(true);
   });

@@ -27,20 +27,39 @@ afterAll(async () => {
 
 describe("using, when the routine ends during an extension", () => {
   it("does not re-arm the extension timer after the routine settled", async () => {
-    const redlock = new Redlock(lockers, { retryCount: 0, automaticExtensionThreshold: 200 });
+    // nodeTimeout above the pause, so the held extension lands instead of timing out.
+    const redlock = new Redlock(lockers, {
+      retryCount: 0,
+      automaticExtensionThreshold: 1_700,
+      nodeTimeout: 5_000,
+    });
     const extensions: OperationEvent[] = [];
+    let extensionLanded: () => void = () => undefined;
+    const landed = new Promise<void>((resolve) => (extensionLanded = resolve));
     redlock.on("operation", (event: OperationEvent) => {
-      if (event.operation === "extend") extensions.push(event);
+      if (event.operation !== "extend") return;
+      extensions.push(event);
+      extensionLanded();
     });
+    // Driven by events, not by guessing when the timer fires: the routine returns the moment
+    // `using` starts its extension, which every node then holds (paused) until ~1 s.
+    let extensionStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (extensionStarted = resolve));
+    const extend = redlock.extend.bind(redlock);
+    redlock.extend = (...args: Parameters<Redlock["extend"]>) => {
+      extensionStarted();
+      return extend(...args);
+    };
     const resource = `test:using-late:${randomUUID()}`;
-    // TTL 400 ms, threshold 200 ms: the extension goes out ~195 ms after the acquire.
-    await redlock.using([resource], 400, async () => {
-      await sleep(150);
-      // Holds the extension (and the release after it) on every node until ~350 ms.
-      await Promise.all(admins.map((admin) => admin.call("CLIENT", "PAUSE", "200", "ALL")));
-      await sleep(100); // returns while the extension is in flight
+    // TTL 2 s, threshold 1.7 s: the extension goes out ~0.3 s after the acquire, into the pause,
+    // and lands ~1 s before the TTL would end.
+    await redlock.using([resource], 2_000, async () => {
+      await Promise.all(admins.map((admin) => admin.call("CLIENT", "PAUSE", "1000", "ALL")));
+      await started;
     });
-    await sleep(600); // a re-armed timer would fire ~40 ms after the late extension lands
+    await landed;
+    // A re-armed timer would fire at once: the landed extension leaves less than the threshold.
+    await sleep(800);
     expect(extensions.map((event) => event.outcome)).toEqual(["success"]);
     for (const client of clients) expect(await client.exists(resource)).toBe(0);
   });

@@ -163,9 +163,27 @@ describe("restart quarantine", () => {
     };
     const withQuarantine = await callsFor(quarantineMs);
     const withoutQuarantine = await callsFor(false);
-    // One EVALSHA per node for each acquire and each release; the only INFO is our first read.
-    expect(withQuarantine.evalsha).toBe(cycles * 2 * 5);
-    expect(withQuarantine.info).toBe(5);
-    expect(withQuarantine).toEqual(withoutQuarantine);
+    // At most one EVALSHA per node for each acquire and each release (a release and the next
+    // acquire may share one batch call when they meet on a node, depending on timing); the
+    // commands the scripts run are exact: one EXISTS+SET per acquire, one GET+DEL per release, per
+    // node. The only INFO is our first read.
+    const lockCommands = ({ info, exists, set, get, del }: Record<string, number>) => ({
+      info,
+      exists,
+      set,
+      get,
+      del,
+    });
+    expect(withQuarantine.evalsha).toBeLessThanOrEqual(cycles * 2 * 5);
+    expect(withoutQuarantine.evalsha).toBeLessThanOrEqual(cycles * 2 * 5);
+    expect(withQuarantine.eval ?? 0).toBe(0);
+    expect(lockCommands(withQuarantine)).toEqual({
+      info: 5,
+      exists: cycles * 5,
+      set: cycles * 5,
+      get: cycles * 5,
+      del: cycles * 5,
+    });
+    expect(lockCommands(withoutQuarantine)).toEqual(lockCommands(withQuarantine));
   });
 });

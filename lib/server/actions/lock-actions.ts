@@ -118,9 +118,12 @@ export async function releaseLock(
   const startMs = performance.now();
   const handle = deps.redlock.lockByValue([...request.resources], request.value);
   const result = await deps.redlock.release(handle);
+  // The route reports every node's delete (it waits for every vote anyway, for `attempts`), not
+  // only the majority's that `release` resolves with.
+  const settled = await result.settled;
   return {
     resources: [...request.resources],
-    releasedCount: result.releasedCount,
+    releasedCount: settled.releasedCount,
     latencyMs: elapsedSince(startMs),
     attempts: await describeAttempts(result.attempts, deps.nodes),
   };
