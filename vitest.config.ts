@@ -25,8 +25,12 @@ export default defineConfig({
         test: {
           name: "node-redis",
           include: ["test/redlock/**/*.test.ts"],
-          // batch: ioredis's pipelining; settings: no client at all.
-          exclude: ["test/redlock/batch.test.ts", "test/redlock/settings.test.ts"],
+          // batch and handoff (pub/sub): ioredis only; settings: no client at all.
+          exclude: [
+            "test/redlock/batch.test.ts",
+            "test/redlock/handoff.test.ts",
+            "test/redlock/settings.test.ts",
+          ],
           provide: { clientKind: "node-redis" },
         },
       },

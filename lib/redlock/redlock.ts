@@ -103,10 +103,13 @@ export default class Redlock extends EventEmitter {
       lock.value,
       resolveSettings(this.settings, settings),
     );
-    span?.succeed(result.attempts, {
-      "redlock.released_count": result.releasedCount,
-      "redlock.failed_count": result.failedCount,
-    });
+    span?.succeed(
+      result.attempts,
+      result.settled.then((counts) => ({
+        "redlock.released_count": counts.releasedCount,
+        "redlock.failed_count": counts.failedCount,
+      })),
+    );
     return result;
   }
 

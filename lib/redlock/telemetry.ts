@@ -31,7 +31,11 @@ export function loadTracer(): OtelApi.Tracer | undefined {
 
 /** One acquire, extend or release as a span; ended once every node's vote is known. */
 export interface OperationSpan {
-  succeed(attempts: ReadonlyArray<Promise<ExecutionStats>>, attributes?: OtelApi.Attributes): void;
+  /** `attributes` may be known only once every node answered (e.g. release's final counts). */
+  succeed(
+    attempts: ReadonlyArray<Promise<ExecutionStats>>,
+    attributes?: OtelApi.Attributes | Promise<OtelApi.Attributes>,
+  ): void;
   fail(error: unknown): void;
 }
 
@@ -61,10 +65,15 @@ export function startOperationSpan(
   const finish = (
     outcome: "success" | "failure",
     attempts: ReadonlyArray<Promise<ExecutionStats>>,
+    lateAttributes: OtelApi.Attributes | Promise<OtelApi.Attributes> = {},
   ) => {
     const endTime = Date.now();
     span.setAttributes({ "redlock.outcome": outcome, "redlock.attempts": attempts.length });
-    void Promise.allSettled(attempts).then((settled) => {
+    void Promise.all([
+      Promise.allSettled(attempts),
+      Promise.resolve(lateAttributes).catch(() => ({})),
+    ]).then(([settled, attributes]) => {
+      span.setAttributes(attributes);
       settled.forEach((result, attempt) => {
         if (result.status !== "fulfilled") return;
         for (const vote of result.value.nodes) {
@@ -83,10 +92,7 @@ export function startOperationSpan(
   };
 
   return {
-    succeed: (attempts, attributes = {}) => {
-      span.setAttributes(attributes);
-      finish("success", attempts);
-    },
+    succeed: (attempts, attributes) => finish("success", attempts, attributes),
     fail: (error) => {
       const failure = error instanceof Error ? error : new Error(String(error));
       span.recordException(failure);

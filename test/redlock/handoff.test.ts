@@ -6,7 +6,7 @@ import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import Redlock from "@/lib/redlock";
+import Redlock from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls, sleep } from "../cluster";
 
 let clients: Redis[];

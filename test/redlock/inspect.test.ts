@@ -75,7 +75,10 @@ describe("inspect", () => {
     const longer = await lock.extend(5_000);
     await longer.attempts[0];
     expect((await inspectOne("inspect:held")).owner?.extensions).toBe(1);
-    await longer.release();
+    // release() resolves at a majority; the rest of the deletes land by `settled`.
+    await (
+      await longer.release()
+    ).settled;
     expect(await inspectOne("inspect:held")).toMatchObject({ state: "free", held: false });
   });
 
