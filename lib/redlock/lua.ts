@@ -71,7 +71,7 @@ for i = 1, resourceCount do
   local key = KEYS[i]
   if redis.call("get", key) == ARGV[1] then
     redis.call("del", key)
-    if ARGV[2] == "1" then redis.pcall("publish", "redlock:released:" .. key, "") end
+    if ARGV[3] == "1" then redis.pcall("publish", "redlock:released:" .. key, "") end
     count = count + 1
     if KEYS[resourceCount + i] then redis.call("del", KEYS[resourceCount + i]) end
   end
