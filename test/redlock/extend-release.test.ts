@@ -111,6 +111,7 @@ describe("a lock known only by its value (lockByValue)", () => {
     expect(handle.expiration).toBe(Number.POSITIVE_INFINITY);
     const extended = await handle.extend(5_000);
     expect(extended.expiration).toBeLessThan(Date.now() + 5_000);
+    await extended.attempts[0]; // every node has answered
     for (const client of clients) expect(await client.pttl(resource)).toBeGreaterThan(4_000);
 
     await expect(
@@ -118,6 +119,7 @@ describe("a lock known only by its value (lockByValue)", () => {
     ).rejects.toBeInstanceOf(ExecutionError);
     const released = await redlock.lockByValue([resource], lock.value).release();
     expect(released.alreadyReleased).toBe(false);
+    await released.settled;
     for (const client of clients) expect(await client.exists(resource)).toBe(0);
     expect(() => redlock.lockByValue([resource], "")).toThrow(TypeError);
   });
