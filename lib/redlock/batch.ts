@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import type { Command as IoredisCommand, Redis } from "ioredis";
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from "./lua";
 import { usesOwnEval, type IoredisClient as Client } from "./client-adapter";
+import { RedlockError } from "./errors";
 
 /** A script command waiting for its node's next batch. */
 export interface QueuedCommand {
@@ -124,7 +125,7 @@ export function sendBatch(
       const reply: unknown = Array.isArray(replies) ? replies[index] : undefined;
       if (reply instanceof Error) command.reject(reply);
       else if (reply === undefined)
-        command.reject(new Error("The batch script returned no reply."));
+        command.reject(new RedlockError("The batch script returned no reply."));
       else command.resolve(reply);
     });
   const fail = (error: unknown) => batch.forEach((command) => command.reject(error));

@@ -27,6 +27,14 @@ export class ExecutionError extends RedlockError {
 /** A node did not answer within `nodeTimeout`; it counts as a vote against. */
 export class NodeTimeoutError extends RedlockError {
   override name = "NodeTimeoutError";
+  constructor(
+    /** `host:port` of the node (never a password). */
+    readonly address: string,
+    /** The deadline it missed, in ms. */
+    readonly timeoutMs: number,
+  ) {
+    super(`Node ${address} did not answer within ${Math.round(timeoutMs)} ms.`);
+  }
 }
 
 /**
@@ -45,9 +53,20 @@ export class NodeQuarantinedError extends RedlockError {
   }
 }
 
-/** A node is known to be unreachable or stalled, so no command was sent (avoids unbounded queues). */
+/**
+ * A node is known to be unreachable, stalled or possibly restarted, so no command was sent to it
+ * (avoids unbounded queues) or its answer does not count. `cause` is the error behind it, if any.
+ */
 export class NodeUnavailableError extends RedlockError {
   override name = "NodeUnavailableError";
+  constructor(
+    /** `host:port` of the node (never a password). */
+    readonly address: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
 }
 
 const REDLOCK_ERROR_NAMES = new Set([

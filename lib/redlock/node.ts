@@ -67,12 +67,16 @@ export class RedlockNode {
   unavailableReason(): Error | undefined {
     if (this.overdueCount > 0) {
       return new NodeUnavailableError(
+        this.address,
         `Node ${this.address} has ${this.overdueCount} command(s) overdue; not sending more until it answers.`,
       );
     }
     const status = (this.connection as { status?: string }).status;
     if (status !== undefined && !SENDABLE_STATUSES.has(status)) {
-      return new NodeUnavailableError(`Node ${this.address} is not connected (${status}).`);
+      return new NodeUnavailableError(
+        this.address,
+        `Node ${this.address} is not connected (${status}).`,
+      );
     }
     return undefined;
   }

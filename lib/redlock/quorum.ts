@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { NodeTimeoutError, NodeUnavailableError } from "./errors";
+import { NodeTimeoutError, NodeUnavailableError, RedlockError } from "./errors";
 import type { RedlockNode, Script } from "./node";
 import type { Client, ExecutionStats, NodeVote } from "./types";
 
@@ -126,9 +126,7 @@ export function runAttempt(
         if (sent[index]) node.markOverdue(sent[index]);
         record(index, {
           vote: "against",
-          error: new NodeTimeoutError(
-            `Node ${node.address} did not answer within ${Math.round(request.timeoutMs)} ms.`,
-          ),
+          error: new NodeTimeoutError(node.address, request.timeoutMs),
         });
       });
     }, request.timeoutMs);
@@ -158,6 +156,7 @@ function sendToNode(
     return node.evaluate(request.script, request.keys, request.args).then((reply) => {
       if (request.gateRestarts && node.restartWatch.connectionGeneration !== generation) {
         throw new NodeUnavailableError(
+          node.address,
           `Node ${node.address} reconnected before answering; it may have restarted.`,
         );
       }
@@ -171,7 +170,10 @@ function sendToNode(
           const quarantined = node.restartWatch.quarantineError(node.address);
           if (quarantined) throw quarantined;
           if (node.restartWatch.isUnknown)
-            throw new NodeUnavailableError(`Restart check of ${node.address} failed.`);
+            throw new NodeUnavailableError(
+              node.address,
+              `Restart check of ${node.address} failed.`,
+            );
           return evaluate();
         })
       : evaluate();
@@ -181,7 +183,7 @@ function sendToNode(
     (error: unknown) =>
       record(index, {
         vote: "against",
-        error: error instanceof Error ? error : new Error(String(error)),
+        error: error instanceof Error ? error : new RedlockError(String(error), { cause: error }),
       }),
   );
 }

@@ -1,3 +1,4 @@
+import { RedlockError } from "./errors";
 import type { Lock } from "./lock";
 import type Redlock from "./redlock";
 import type { CallSettings } from "./settings";
@@ -19,7 +20,7 @@ export async function using<T>(
   const thresholdMs =
     settings.automaticExtensionThreshold ?? redlock.settings.automaticExtensionThreshold;
   if (durationMs < thresholdMs + 100) {
-    throw new Error(
+    throw new RangeError(
       "A lock `duration` must be at least 100ms greater than the `automaticExtensionThreshold` setting.",
     );
   }
@@ -35,7 +36,7 @@ export async function using<T>(
     abort(
       settings.signal?.reason instanceof Error
         ? settings.signal.reason
-        : new Error("Aborted by the caller."),
+        : new RedlockError("Aborted by the caller.", { cause: settings.signal?.reason }),
     );
   settings.signal?.addEventListener("abort", onExternalAbort, { once: true });
 
@@ -51,7 +52,7 @@ export async function using<T>(
           lock = await redlock.extend(lock, durationMs, { ...settings, signal: undefined });
           if (!settled) scheduleExtension();
         } catch (error) {
-          abort(error instanceof Error ? error : new Error(String(error)));
+          abort(error instanceof Error ? error : new RedlockError(String(error), { cause: error }));
         }
       },
       Math.max(0, lock.expiration - Date.now() - thresholdMs),

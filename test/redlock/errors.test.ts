@@ -19,7 +19,7 @@ it("the error guards recognise errors from another copy of the library, where in
     true,
     false,
   ]);
-  expect(isRedlockError(new other.NodeTimeoutError("slow"))).toBe(true);
+  expect(isRedlockError(new other.NodeTimeoutError("127.0.0.1:6379", 100))).toBe(true);
 });
 
 it("the error guards refuse other errors", () => {

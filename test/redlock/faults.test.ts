@@ -50,7 +50,13 @@ describe("with nodes paused (SIGSTOP)", () => {
     expect(lock.validityMs).toBeGreaterThan(1_500);
     expect(await keysOn("two-paused", [2, 3, 4])).toEqual([1, 1, 1]);
     const stats = await lock.attempts[0]!;
-    expect(stats.votesAgainst.get(lockers[0]!)).toBeInstanceOf(NodeTimeoutError);
+    const timedOut = stats.votesAgainst.get(lockers[0]!);
+    expect(timedOut).toBeInstanceOf(NodeTimeoutError);
+    // The error names its node in fields, not only in its message.
+    expect(timedOut).toMatchObject({
+      address: redlock.nodeStates()[0]!.address,
+      timeoutMs: NODE_TIMEOUT_MS,
+    });
     await lock.release();
   });
 
@@ -70,7 +76,9 @@ describe("with nodes paused (SIGSTOP)", () => {
     expect(elapsedMs).toBeLessThan(NODE_TIMEOUT_MS + 4 * 20 + 150);
     const attempts = await Promise.all((failure as ExecutionError).attempts);
     expect(attempts).toHaveLength(4);
-    expect(attempts[1]!.votesAgainst.get(lockers[0]!)).toBeInstanceOf(NodeUnavailableError);
+    const skipped = attempts[1]!.votesAgainst.get(lockers[0]!);
+    expect(skipped).toBeInstanceOf(NodeUnavailableError);
+    expect((skipped as NodeUnavailableError).address).toBe(redlock.nodeStates()[0]!.address);
     expect(await keysOn("three-paused", [3, 4])).toEqual([0, 0]);
   });
 
