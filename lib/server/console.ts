@@ -22,7 +22,7 @@ import { createNodeRegistry, type ConsoleNode, type NodeRegistry } from "./node-
 import { singleFlight } from "./single-flight";
 import { takeSnapshot, type Snapshot } from "./snapshot/snapshot";
 
-export interface Console {
+export interface ConsoleContext {
   readonly config: ConsoleConfig;
   readonly registry: NodeRegistry;
   readonly redlock: Redlock;
@@ -74,7 +74,7 @@ function createConsoleRedlock(
   return redlock;
 }
 
-export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {}): Console {
+export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {}): ConsoleContext {
   logger.level = config.logLevel;
   const registry = createNodeRegistry(config);
   const { nodes, quorumSize } = registry;

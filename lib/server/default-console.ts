@@ -5,13 +5,13 @@ import "server-only";
  * Tests install their own console with setDefaultConsole instead of editing process.env.
  */
 import { parseConfig } from "./config";
-import { createConsole, type Console } from "./console";
+import { createConsole, type ConsoleContext } from "./console";
 import { logger } from "./logger";
 
 const KEY = Symbol.for("redlock-console.default-console");
-type Holder = { [KEY]?: Console };
+type Holder = { [KEY]?: ConsoleContext };
 
-export function getConsole(): Console {
+export function getConsole(): ConsoleContext {
   const holder = globalThis as Holder;
   if (!holder[KEY]) {
     const created = createConsole(parseConfig(process.env), { processMetrics: true });
@@ -29,6 +29,6 @@ export function getConsole(): Console {
 }
 
 /** Makes `instance` the console the route handlers use (undefined: back to the environment's). */
-export function setDefaultConsole(instance: Console | undefined): void {
+export function setDefaultConsole(instance: ConsoleContext | undefined): void {
   (globalThis as Holder)[KEY] = instance;
 }

@@ -3,13 +3,13 @@ import "server-only";
  * The wrapper every route handler uses: resolves the console, runs the handler, and turns any thrown
  * error into the API's error body. Keeps app/api/** down to parse, call, respond.
  */
-import type { Console } from "./console";
+import type { ConsoleContext } from "./console";
 import { getConsole } from "./default-console";
 import { ApiError, toResponse } from "./errors";
 
 export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 
-export function route(handler: (request: Request, console: Console) => Promise<Response>) {
+export function route(handler: (request: Request, ctx: ConsoleContext) => Promise<Response>) {
   return async (request: Request, _context?: RouteContext): Promise<Response> => {
     try {
       return await handler(request, getConsole());

@@ -12,10 +12,10 @@ import {
   verifySessionValue,
   type Principal,
 } from "./auth/credentials";
-import type { Console } from "./console";
+import type { ConsoleContext } from "./console";
 import { ApiError } from "./errors";
 
-export function sessionBody(ctx: Console, principal: Principal | null): SessionResponse {
+export function sessionBody(ctx: ConsoleContext, principal: Principal | null): SessionResponse {
   return {
     authenticated: principal !== null,
     expiresAt: principal?.expiresAt ?? null,
@@ -33,7 +33,7 @@ function isHttps(request: Request, trustProxy: boolean): boolean {
 
 /** Checks the token (rate-limited per client); returns the body and Set-Cookie header. */
 export function login(
-  ctx: Console,
+  ctx: ConsoleContext,
   request: Request,
   body: LoginRequest,
 ): { principal: Principal; body: SessionResponse; setCookie: string } {
@@ -67,7 +67,7 @@ export function login(
  * clears it. Refused (503) when no node stored the revocation: the cookie would then still open
  * the console on another replica or after a restart, and the operator must know.
  */
-export async function logout(ctx: Console, request: Request): Promise<string> {
+export async function logout(ctx: ConsoleContext, request: Request): Promise<string> {
   const cookie = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
   const session =
     cookie && ctx.config.adminToken ? verifySessionValue(ctx.config.adminToken, cookie) : null;
@@ -85,7 +85,7 @@ export async function logout(ctx: Console, request: Request): Promise<string> {
 
 /** Login and logout land in the audit trail too: who held the admin credential, and when. */
 export async function auditSession(
-  ctx: Console,
+  ctx: ConsoleContext,
   request: Request,
   action: "login" | "logout",
   principal: Principal | null,

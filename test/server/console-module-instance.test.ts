@@ -9,11 +9,11 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import * as locks from "@/app/api/locks/route";
 import type { ErrorBody } from "@/lib/api";
 import { setDefaultConsole } from "@/lib/server/default-console";
-import type { Console } from "@/lib/server/console";
+import type { ConsoleContext } from "@/lib/server/console";
 import { connect, disconnect, sharedUrls } from "../cluster";
 import { ADMIN_TOKEN, call } from "./helpers";
 
-let ctx: Console;
+let ctx: ConsoleContext;
 let nodes: Redis[];
 const resource = `other-instance-${process.pid}-${Date.now()}`;
 

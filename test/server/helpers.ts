@@ -4,14 +4,14 @@
  */
 import { randomBytes } from "node:crypto";
 import { configFor, type ConsoleConfig } from "@/lib/server/config";
-import { createConsole, type Console } from "@/lib/server/console";
+import { createConsole, type ConsoleContext } from "@/lib/server/console";
 import { setDefaultConsole } from "@/lib/server/default-console";
 
 export const ORIGIN = "http://console.test";
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
 
 export interface TestConsole {
-  readonly ctx: Console;
+  readonly ctx: ConsoleContext;
   /** A key prefix unique to this console, also its LOCK_MATCH. */
   readonly prefix: string;
   close(): Promise<void>;

@@ -13,7 +13,7 @@ import type {
 } from "@/lib/api";
 import { clientIp, userAgent } from "../auth/client-info";
 import type { Principal } from "../auth/credentials";
-import type { Console } from "../console";
+import type { ConsoleContext } from "../console";
 import { consoleOwnerLabels } from "./console-owner";
 import { isApiError } from "../errors";
 import { acquireLock, assertNotReserved, extendLock, releaseLock } from "./lock-actions";
@@ -24,7 +24,7 @@ export interface Actor {
   readonly userAgent: string;
 }
 
-export const actorOf = (ctx: Console, request: Request, principal: Principal): Actor => ({
+export const actorOf = (ctx: ConsoleContext, request: Request, principal: Principal): Actor => ({
   principal,
   clientIp: clientIp(request, ctx.config.trustProxy),
   userAgent: userAgent(request),
@@ -38,7 +38,7 @@ interface ActionMeta {
 }
 
 async function audited<T>(
-  ctx: Console,
+  ctx: ConsoleContext,
   actor: Actor,
   meta: ActionMeta,
   run: () => Promise<T>,
@@ -73,10 +73,10 @@ async function audited<T>(
   }
 }
 
-const deps = (ctx: Console) => ({ redlock: ctx.redlock, nodes: ctx.registry.nodes });
+const deps = (ctx: ConsoleContext) => ({ redlock: ctx.redlock, nodes: ctx.registry.nodes });
 
 export function acquireAudited(
-  ctx: Console,
+  ctx: ConsoleContext,
   actor: Actor,
   body: AcquireRequest,
 ): Promise<LockGrant> {
@@ -91,7 +91,7 @@ export function acquireAudited(
   );
 }
 
-export function extendAudited(ctx: Console, actor: Actor, body: ExtendRequest): Promise<LockGrant> {
+export function extendAudited(ctx: ConsoleContext, actor: Actor, body: ExtendRequest): Promise<LockGrant> {
   assertNotReserved(body.resources); // a bad request, refused before anything is audited or probed
   return audited(
     ctx,
@@ -103,7 +103,7 @@ export function extendAudited(ctx: Console, actor: Actor, body: ExtendRequest): 
 }
 
 export function releaseAudited(
-  ctx: Console,
+  ctx: ConsoleContext,
   actor: Actor,
   body: ReleaseRequest,
 ): Promise<Omit<ReleaseResponse, "serverTime">> {

@@ -6,7 +6,7 @@ import "server-only";
  */
 import type { ForceReleaseRequest, ForceReleaseResponse } from "@/lib/api";
 import type { AuditRecord } from "../audit/audit-trail";
-import type { Console } from "../console";
+import type { ConsoleContext } from "../console";
 import { ApiError } from "../errors";
 import type { Actor } from "./audited";
 import { forceRelease, type ForceReleaseOutcome } from "./force-release";
@@ -38,7 +38,7 @@ function forceReleaseRecord(
 
 /** Force-release; a changed value is audited as a failure and answered 409 with the per-node outcome. */
 export async function forceReleaseAudited(
-  ctx: Console,
+  ctx: ConsoleContext,
   actor: Actor,
   body: ForceReleaseRequest,
 ): Promise<ForceReleaseResponse> {

@@ -8,7 +8,7 @@ import "server-only";
  * in the audit trail as a follow-up entry naming the first one.
  */
 import type { AuditRecord } from "../audit/audit-trail";
-import type { Console } from "../console";
+import type { ConsoleContext } from "../console";
 import { logger } from "../logger";
 import { withDeadline, type ConsoleNode } from "../node-registry";
 import type { ForceReleaseOutcome } from "./force-release";
@@ -45,7 +45,7 @@ async function awaitMarker(
 
 /** Starts the follow-up of each pending node; resolves when all are audited (tests wait on it). */
 export async function followUpPendingNodes(
-  ctx: Console,
+  ctx: ConsoleContext,
   firstEntryId: string,
   outcome: ForceReleaseOutcome,
   record: Omit<AuditRecord, "outcome" | "detail">,
