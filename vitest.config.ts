@@ -25,11 +25,12 @@ export default defineConfig({
         test: {
           name: "node-redis",
           include: ["test/redlock/**/*.test.ts"],
-          // batch and handoff (pub/sub): ioredis only; settings: no client at all.
+          // batch and handoff (pub/sub): ioredis only; settings and quorum: no client at all.
           exclude: [
             "test/redlock/batch.test.ts",
             "test/redlock/handoff.test.ts",
             "test/redlock/settings.test.ts",
+            "test/redlock/quorum.test.ts",
           ],
           provide: { clientKind: "node-redis" },
         },
