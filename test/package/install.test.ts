@@ -5,7 +5,14 @@
  * @arethetypeswrong/cli, and a consumer compiled by tsc under two module resolutions.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -28,11 +35,11 @@ let tarball: string;
 beforeAll(async () => {
   // Outside the repository, so nothing resolves from the workspace's own node_modules.
   project = mkdtempSync(path.join(os.tmpdir(), "redlock-consumer-"));
-  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", project], {
-    cwd: PACKAGE_DIR,
-  });
-  const [packed] = JSON.parse(stdout.slice(stdout.indexOf("["))) as { filename: string }[];
-  tarball = path.join(project, packed!.filename);
+  // prepack builds the package first (its log shares stdout), so find the tarball by its file.
+  await run("npm", ["pack", "--pack-destination", project], { cwd: PACKAGE_DIR });
+  const packed = readdirSync(project).filter((file) => file.endsWith(".tgz"));
+  expect(packed).toHaveLength(1);
+  tarball = path.join(project, packed[0]!);
   writeFileSync(
     path.join(project, "package.json"),
     JSON.stringify({ name: "redlock-consumer", version: "1.0.0", private: true }),
