@@ -40,7 +40,8 @@ export const plan = {
   },
   /**
    * Handoff: the contended scenario at the libraries' default retry timing (200 ± 100 ms), where
-   * sleeping out retryDelay shows; time from release to the next holder's acquire.
+   * sleeping out retryDelay shows; time from release to another contender's acquire (the releaser
+   * pauses 20 ms before contending again, else it mostly wins its own lock back).
    */
   handoff: {
     contenders: 16,
@@ -49,6 +50,7 @@ export const plan = {
     ttlMs: 1_000,
     holdMs: 1,
     retry: { retryCount: 100, retryDelay: 200, retryJitter: 100 },
+    thinkMs: 20,
   },
   /** Sequential acquire+release with 2 of 5 masters SIGSTOPped: how long release takes. */
   hungRelease: { pausedNodes: [3, 4], warmupMs: 200, durationMs: quick ? 1_000 : 3_000 },

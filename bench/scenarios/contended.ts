@@ -22,7 +22,7 @@ export interface ContendedResult extends Record<string, number> {
   /** Acquire calls that used up every retry without winning. */
   exhaustedCalls: number;
   redisCommandsPerAcquisition: number;
-  /** Time from a holder's release call to the next holder's acquire resolving, ms. */
+  /** Time from a holder's release call to another contender's acquire resolving, ms. */
   handoffP50Ms: number;
   handoffP99Ms: number;
 }
@@ -34,6 +34,8 @@ export interface ContendedOptions {
   readonly ttlMs: number;
   readonly holdMs: number;
   readonly retry: { retryCount: number; retryDelay: number; retryJitter: number };
+  /** Pause after a release before contending again (so the releaser does not win its own lock back). */
+  readonly thinkMs?: number;
 }
 
 export async function contended(
@@ -50,6 +52,7 @@ export async function contended(
   const resource = `bench:${name}:${library}:${roundIndex}`;
   const handoffsMs: number[] = [];
   let releaseStartMs: number | undefined;
+  let lastReleaser = -1;
   const wins = new Array<number>(contenders).fill(0);
   let attempts = 0;
   let exhaustedCalls = 0;
@@ -74,12 +77,14 @@ export async function contended(
           return;
         }
         if (measuring) wins[worker]! += 1;
-        if (measuring && releaseStartMs !== undefined)
+        if (measuring && releaseStartMs !== undefined && worker !== lastReleaser)
           handoffsMs.push(performance.now() - releaseStartMs);
         releaseStartMs = undefined;
         await sleep(holdMs);
         releaseStartMs = performance.now();
+        lastReleaser = worker;
         await adapters[worker]!.release(outcome.handle);
+        if (options.thinkMs) await sleep(options.thinkMs);
       },
     });
     const commands = (await commandsExecuted(admins)) - commandsAtStart;

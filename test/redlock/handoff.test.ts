@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import Redlock from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls, sleep } from "../cluster";
 
+const WAKE = { wakeOnRelease: true }; // opt-in
 let clients: Redis[];
 let admins: Redis[];
 
@@ -32,7 +33,12 @@ const subscribers = (channel: string) =>
 describe("handoff on release", () => {
   it("wakes a waiting contender at once, well before its retryDelay", async () => {
     const holder = new Redlock(clients, { retryCount: 0 });
-    const contender = new Redlock(clients, { retryCount: 5, retryDelay: 10_000, retryJitter: 0 });
+    const contender = new Redlock(clients, {
+      retryCount: 5,
+      retryDelay: 10_000,
+      retryJitter: 0,
+      ...WAKE,
+    });
     const resource = `test:handoff:${randomUUID()}`;
     const channel = `redlock:released:${resource}`;
     const lock = await holder.acquire([resource], 30_000);
@@ -50,7 +56,12 @@ describe("handoff on release", () => {
 
   it("stops listening once nobody waits (after a short linger)", async () => {
     const holder = new Redlock(clients, { retryCount: 0 });
-    const contender = new Redlock(clients, { retryCount: 1, retryDelay: 50, retryJitter: 0 });
+    const contender = new Redlock(clients, {
+      retryCount: 1,
+      retryDelay: 50,
+      retryJitter: 0,
+      ...WAKE,
+    });
     const resource = `test:handoff-idle:${randomUUID()}`;
     const channel = `redlock:released:${resource}`;
     const lock = await holder.acquire([resource], 30_000);
@@ -66,7 +77,12 @@ describe("handoff on release", () => {
     const plain = connect(sharedUrls());
     for (const client of plain) Object.assign(client, { duplicate: undefined });
     const holder = new Redlock(clients, { retryCount: 0 });
-    const contender = new Redlock(plain, { retryCount: 5, retryDelay: 400, retryJitter: 0 });
+    const contender = new Redlock(plain, {
+      retryCount: 5,
+      retryDelay: 400,
+      retryJitter: 0,
+      ...WAKE,
+    });
     const resource = `test:handoff-plain:${randomUUID()}`;
     const lock = await holder.acquire([resource], 30_000);
     const startMono = performance.now();
@@ -82,7 +98,12 @@ describe("handoff on release", () => {
   });
 
   it("does not wake contenders on a failed attempt's own clean-up", async () => {
-    const contender = new Redlock(clients, { retryCount: 2, retryDelay: 300, retryJitter: 0 });
+    const contender = new Redlock(clients, {
+      retryCount: 2,
+      retryDelay: 300,
+      retryJitter: 0,
+      ...WAKE,
+    });
     const resource = `test:handoff-cleanup:${randomUUID()}`;
     // A majority held by someone else: each attempt sets nodes 3-4, then cleans them up.
     await Promise.all(
