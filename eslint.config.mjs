@@ -4,20 +4,39 @@ import nextVitals from "eslint-config-next/core-web-vitals";
 
 export default tseslint.config(
   {
-    ignores: [".next/**", "node_modules/**", ".data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "lib/redlock/dist/**"],
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      ".data/**",
+      "test-results/**",
+      "playwright-report/**",
+      "next-env.d.ts",
+      "lib/redlock/dist/**",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...nextVitals,
   {
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
+      ],
     },
   },
   {
     // Programs run by a consumer project in the package test: plain Node, CommonJS allowed.
     files: ["test/package/fixtures/**"],
-    languageOptions: { globals: { require: "readonly", module: "readonly", process: "readonly", console: "readonly", setTimeout: "readonly" } },
+    languageOptions: {
+      globals: {
+        require: "readonly",
+        module: "readonly",
+        process: "readonly",
+        console: "readonly",
+        setTimeout: "readonly",
+      },
+    },
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   {

@@ -6,7 +6,7 @@
  * and the on/off ratio; writes bench/results/owner-cost.json.
  */
 import { performance } from "node:perf_hooks";
-import { startMasters } from "../scripts/redis-masters";
+import { startMasters } from "@/scripts/redis-masters";
 import { closeClients, openClients } from "./clients";
 import { compileOurs } from "./compile-ours";
 import { plan } from "./config";

@@ -3,7 +3,7 @@
  *   node --cpu-prof --cpu-prof-dir=bench/results --import tsx bench/profile.ts [sequential|c16|c64|c64-autopipe|contended|handoff] [library]
  * Open the .cpuprofile in Chrome DevTools (Performance tab) or read it with `tsx bench/profile-top.ts <file>`.
  */
-import { startMasters } from "../scripts/redis-masters";
+import { startMasters } from "@/scripts/redis-masters";
 import { LIBRARIES, loadOurs, type LibraryName } from "./peers";
 import { openClients, closeClients } from "./clients";
 import { plan } from "./config";

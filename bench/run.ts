@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import type { Redis } from "ioredis";
-import { startMasters } from "../scripts/redis-masters";
+import { startMasters } from "@/scripts/redis-masters";
 import { closeClients, openClients } from "./clients";
 import { plan } from "./config";
 import { redisVersion } from "./redis-info";

@@ -3,7 +3,7 @@
  * clients each time, and keeps every round's figures; medians are taken at the end.
  */
 import type { Redis } from "ioredis";
-import type { Masters } from "../scripts/redis-masters";
+import type { Masters } from "@/scripts/redis-masters";
 import { plan } from "./config";
 import { interleaved, LIBRARIES, type LibraryName } from "./peers";
 import { contended } from "./scenarios/contended";

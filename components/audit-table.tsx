@@ -2,7 +2,13 @@ import type { AuditEntry } from "@/lib/api/audit";
 import { formatTimestamp, shortValue } from "./format";
 
 /** Audit entries, newest first: who did what to which lock, why, and how it ended. */
-export function AuditTable({ entries, label = "Audit entries" }: { entries: AuditEntry[]; label?: string }) {
+export function AuditTable({
+  entries,
+  label = "Audit entries",
+}: {
+  entries: AuditEntry[];
+  label?: string;
+}) {
   return (
     <div className="table-scroll">
       <table className="plain" aria-label={label}>
@@ -30,7 +36,13 @@ export function AuditTable({ entries, label = "Audit entries" }: { entries: Audi
                 )}
               </td>
               <td>
-                <span className={entry.outcome === "success" ? "badge badge-held" : "badge badge-conflict"}>{entry.outcome}</span>
+                <span
+                  className={
+                    entry.outcome === "success" ? "badge badge-held" : "badge badge-conflict"
+                  }
+                >
+                  {entry.outcome}
+                </span>
                 <div className="muted">{entry.detail}</div>
               </td>
               <td className="wrap-anywhere">{entry.reason ?? "—"}</td>

@@ -36,7 +36,8 @@ function HolderLoses({ lock }: { lock: LockRow }) {
   if (owner.kind === "unknown") {
     return (
       <p aria-label="Who loses the lock">
-        Who loses it: <LockOwnerLabel owner={owner} /> <span className="muted">(no owner entry: held since an unknown time)</span>
+        Who loses it: <LockOwnerLabel owner={owner} />{" "}
+        <span className="muted">(no owner entry: held since an unknown time)</span>
       </p>
     );
   }
@@ -46,7 +47,8 @@ function HolderLoses({ lock }: { lock: LockRow }) {
         Who loses it: <OwnerLabels labels={owner.labels} />
       </p>
       <p>
-        Holding it since {formatTimestamp(owner.acquiredAt)} (for <ElapsedSince sinceMs={owner.acquiredAt} />
+        Holding it since {formatTimestamp(owner.acquiredAt)} (for{" "}
+        <ElapsedSince sinceMs={owner.acquiredAt} />
         ), extended {owner.extensions}×
         {lock.waiters.count > 0 && `; ${lock.waiters.count} waiting for it`}.
       </p>
@@ -92,19 +94,24 @@ export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
       ) : (
         <form className="stack" onSubmit={submit}>
           <p>
-            Deletes the lock on every node, even though its holder may still be working. Holder value{" "}
-            <HolderValue value={lock.value} />
+            Deletes the lock on every node, even though its holder may still be working. Holder
+            value <HolderValue value={lock.value} />
           </p>
           <HolderLoses lock={lock} />
           <ForceReleasePreview nodes={lock.nodes} expectedValue={lock.value} force={force} />
           {!force && hasForeignValue(lock.nodes, lock.value) && (
             <p className="notice notice-warn">
-              Some node holds another value: compare-and-delete will refuse and delete nothing. Tick “Delete any value”
-              to remove whatever each node holds.
+              Some node holds another value: compare-and-delete will refuse and delete nothing. Tick
+              “Delete any value” to remove whatever each node holds.
             </p>
           )}
           <label className={styles.checkbox}>
-            <input type="checkbox" checked={force} disabled={lock.value === null} onChange={(event) => setForce(event.target.checked)} />
+            <input
+              type="checkbox"
+              checked={force}
+              disabled={lock.value === null}
+              onChange={(event) => setForce(event.target.checked)}
+            />
             Delete any value (skip compare-and-delete)
           </label>
           <label>

@@ -3,7 +3,11 @@ import { shortValue } from "./format";
 
 type PlannedOutcome = "delete" | "keep-other" | "absent" | "unreachable";
 
-function plannedOutcome(holder: NodeHolder, expectedValue: string | null, force: boolean): PlannedOutcome {
+function plannedOutcome(
+  holder: NodeHolder,
+  expectedValue: string | null,
+  force: boolean,
+): PlannedOutcome {
   if (!holder.reachable) return "unreachable";
   if (holder.value === null) return "absent";
   if (force || holder.value === expectedValue) return "delete";
@@ -23,7 +27,15 @@ export function hasForeignValue(nodes: NodeHolder[], expectedValue: string | nul
 }
 
 /** What the force-release will do on each node, before the operator confirms. */
-export function ForceReleasePreview({ nodes, expectedValue, force }: { nodes: NodeHolder[]; expectedValue: string | null; force: boolean }) {
+export function ForceReleasePreview({
+  nodes,
+  expectedValue,
+  force,
+}: {
+  nodes: NodeHolder[];
+  expectedValue: string | null;
+  force: boolean;
+}) {
   return (
     <div className="table-scroll">
       <table className="plain" aria-label="What will be deleted">
@@ -40,7 +52,13 @@ export function ForceReleasePreview({ nodes, expectedValue, force }: { nodes: No
             return (
               <tr key={holder.nodeId} className={`planned-${outcome}`}>
                 <td>{holder.nodeId}</td>
-                <td>{holder.value === null ? "—" : <code title={holder.value}>{shortValue(holder.value)}</code>}</td>
+                <td>
+                  {holder.value === null ? (
+                    "—"
+                  ) : (
+                    <code title={holder.value}>{shortValue(holder.value)}</code>
+                  )}
+                </td>
                 <td>{OUTCOME_TEXT[outcome]}</td>
               </tr>
             );

@@ -12,7 +12,13 @@ const OUTCOME_TEXT: Record<ForceReleaseNodeResult["outcome"], string> = {
 };
 
 /** Per-node outcome of a force-release (also of a refused one: nothing was deleted then). */
-export function ForceReleaseOutcomes({ nodes, label }: { nodes: ForceReleaseNodeResult[]; label: string }) {
+export function ForceReleaseOutcomes({
+  nodes,
+  label,
+}: {
+  nodes: ForceReleaseNodeResult[];
+  label: string;
+}) {
   return (
     <div className="table-scroll">
       <table className="plain" aria-label={label}>
@@ -28,7 +34,13 @@ export function ForceReleaseOutcomes({ nodes, label }: { nodes: ForceReleaseNode
           {nodes.map((node) => (
             <tr key={node.nodeId}>
               <td>{node.nodeId}</td>
-              <td>{node.value === null ? "—" : <code title={node.value}>{shortValue(node.value)}</code>}</td>
+              <td>
+                {node.value === null ? (
+                  "—"
+                ) : (
+                  <code title={node.value}>{shortValue(node.value)}</code>
+                )}
+              </td>
               <td>{OUTCOME_TEXT[node.outcome]}</td>
               <td>{formatLatencyMs(node.latencyMs)}</td>
             </tr>
@@ -40,19 +52,26 @@ export function ForceReleaseOutcomes({ nodes, label }: { nodes: ForceReleaseNode
 }
 
 /** The done state of the dialog: what was deleted where, and the audit entry that records it. */
-export function ForceReleaseResult({ result, auditEntry }: { result: ForceReleaseResponse; auditEntry: AuditEntry | null }) {
+export function ForceReleaseResult({
+  result,
+  auditEntry,
+}: {
+  result: ForceReleaseResponse;
+  auditEntry: AuditEntry | null;
+}) {
   return (
     <div className="stack">
       <p role="status" className="notice notice-ok">
-        Force-released <code>{result.resource}</code>: deleted on {result.deletedCount} of {result.nodes.length} nodes.
+        Force-released <code>{result.resource}</code>: deleted on {result.deletedCount} of{" "}
+        {result.nodes.length} nodes.
       </p>
       <ForceReleaseOutcomes nodes={result.nodes} label="Force-release result" />
       <div aria-label="Audit entry">
         <strong>Audit entry</strong>{" "}
         {auditEntry ? (
           <span>
-            {formatTimestamp(auditEntry.at)} · {auditEntry.actor} · {auditEntry.outcome} · reason “{auditEntry.reason}” · stored on{" "}
-            {auditEntry.nodes.length} nodes
+            {formatTimestamp(auditEntry.at)} · {auditEntry.actor} · {auditEntry.outcome} · reason “
+            {auditEntry.reason}” · stored on {auditEntry.nodes.length} nodes
           </span>
         ) : (
           <span className="muted">recorded as {result.auditId}</span>

@@ -10,7 +10,11 @@ export function ElapsedSince({ sinceMs, label }: { sinceMs: number | null; label
   if (nowMs === null) return <span className="countdown">…</span>;
   const elapsedMs = Math.max(0, nowMs - sinceMs);
   return (
-    <span className="countdown" data-elapsed-ms={elapsedMs} aria-label={label ? `${label} ${formatDurationMs(elapsedMs)}` : undefined}>
+    <span
+      className="countdown"
+      data-elapsed-ms={elapsedMs}
+      aria-label={label ? `${label} ${formatDurationMs(elapsedMs)}` : undefined}
+    >
       {formatDurationMs(elapsedMs)}
     </span>
   );

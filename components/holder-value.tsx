@@ -22,7 +22,12 @@ export function HolderValue({ value }: { value: string | null }) {
   return (
     <span className="holder-value">
       <code title={value}>{shortValue(value)}</code>
-      <button type="button" className="icon-button" onClick={copy} aria-label={`Copy value ${value}`}>
+      <button
+        type="button"
+        className="icon-button"
+        onClick={copy}
+        aria-label={`Copy value ${value}`}
+      >
         {copied ? "Copied" : "Copy"}
       </button>
     </span>

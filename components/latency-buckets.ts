@@ -14,7 +14,10 @@ export function bucketWidthMs(windowMs: number): number {
   return widths.find((width) => windowMs / width <= 40) ?? 3_600_000;
 }
 
-function groupByBucket<T extends { at: number }>(samples: readonly T[], widthMs: number): Map<number, T[]> {
+function groupByBucket<T extends { at: number }>(
+  samples: readonly T[],
+  widthMs: number,
+): Map<number, T[]> {
   const buckets = new Map<number, T[]>();
   for (const sample of samples) {
     const start = Math.floor(sample.at / widthMs) * widthMs;
@@ -53,7 +56,10 @@ export function nodePoints(nodes: LatencyResponse["nodes"], widthMs: number): No
     const answered = node.samples.filter((sample) => sample.latencyMs !== null);
     for (const [at, samples] of groupByBucket(answered, widthMs)) {
       const row = rows.get(at) ?? ({ at } as NodePoint);
-      row[node.nodeId] = percentile(samples.map((sample) => sample.latencyMs!).sort((a, b) => a - b), 0.5);
+      row[node.nodeId] = percentile(
+        samples.map((sample) => sample.latencyMs!).sort((a, b) => a - b),
+        0.5,
+      );
       rows.set(at, row);
     }
   }

@@ -10,7 +10,9 @@ const HEADLINE_LABELS = ["service", "host", "pid"] as const;
 
 /** "billing / worker-7 / 4242", or the first labels when none of service/host/pid is set. */
 export function ownerHeadline(labels: Record<string, string>): string {
-  const headline = HEADLINE_LABELS.map((name) => labels[name]).filter((value) => value !== undefined);
+  const headline = HEADLINE_LABELS.map((name) => labels[name]).filter(
+    (value) => value !== undefined,
+  );
   if (headline.length > 0) return headline.join(" / ");
   const others = Object.values(labels).slice(0, 3);
   return others.length > 0 ? others.join(" / ") : "no labels";
@@ -25,14 +27,19 @@ export function labelsText(labels: Record<string, string>): string {
 
 /** The text shown for an owner: its headline labels, or "unknown — <format>" for other libraries. */
 export function ownerText(owner: LockOwner): string {
-  return owner.kind === "labelled" ? ownerHeadline(owner.labels) : `unknown — ${FORMAT_NAMES[owner.format]}`;
+  return owner.kind === "labelled"
+    ? ownerHeadline(owner.labels)
+    : `unknown — ${FORMAT_NAMES[owner.format]}`;
 }
 
 /** Who holds a lock, compact: for a table cell or a sentence. */
 export function LockOwnerLabel({ owner }: { owner: LockOwner }) {
   if (owner.kind === "unknown") {
     return (
-      <span className="muted" title="No owner entry for this value: another library holds it (or owner metadata is off)">
+      <span
+        className="muted"
+        title="No owner entry for this value: another library holds it (or owner metadata is off)"
+      >
         {ownerText(owner)}
       </span>
     );

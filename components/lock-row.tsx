@@ -53,7 +53,11 @@ export const LockRowView = memo(function LockRowView({ row, rowIndex, style }: L
       <span role="cell" className={styles.state}>
         <LockStateBadge state={row.state} />
       </span>
-      <span role="cell" className={styles.quorum} aria-label={`quorum ${row.quorum} of ${row.nodes.length}`}>
+      <span
+        role="cell"
+        className={styles.quorum}
+        aria-label={`quorum ${row.quorum} of ${row.nodes.length}`}
+      >
         {row.quorum}/{row.nodes.length}
       </span>
       <span role="cell" className={styles.owner}>

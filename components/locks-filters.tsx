@@ -47,7 +47,10 @@ export function LocksFilters(props: LocksFiltersProps) {
   const { state, counts, groupBy } = props;
   const [match, setMatch] = useTypedDraft(props.match, props.onMatchChange);
   const [owner, setOwner] = useTypedDraft(props.owner, props.onOwnerChange);
-  const groupChoices = groupBy && !props.labelNames.includes(groupBy) ? [...props.labelNames, groupBy] : props.labelNames;
+  const groupChoices =
+    groupBy && !props.labelNames.includes(groupBy)
+      ? [...props.labelNames, groupBy]
+      : props.labelNames;
 
   const countOf = (key: LockState) => (counts ? ` (${counts[key]})` : "");
   return (
@@ -73,7 +76,12 @@ export function LocksFilters(props: LocksFiltersProps) {
       </label>
       <label>
         State
-        <select value={state ?? ""} onChange={(event) => props.onStateChange((event.target.value || null) as LockState | null)}>
+        <select
+          value={state ?? ""}
+          onChange={(event) =>
+            props.onStateChange((event.target.value || null) as LockState | null)
+          }
+        >
           <option value="">Any state</option>
           <option value="held">held{countOf("held")}</option>
           <option value="partial">partial{countOf("partial")}</option>
@@ -93,7 +101,10 @@ export function LocksFilters(props: LocksFiltersProps) {
       </label>
       <label>
         Group by
-        <select value={groupBy ?? ""} onChange={(event) => props.onGroupByChange(event.target.value || null)}>
+        <select
+          value={groupBy ?? ""}
+          onChange={(event) => props.onGroupByChange(event.target.value || null)}
+        >
           <option value="">No grouping</option>
           {groupChoices.map((name) => (
             <option key={name} value={name}>

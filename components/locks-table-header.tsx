@@ -7,14 +7,21 @@ interface HeaderProps {
   onSort: (key: LockSortKey) => void;
 }
 
-function SortableHeader({ label, column, className, ...props }: HeaderProps & { label: string; column: LockSortKey; className?: string }) {
+function SortableHeader({
+  label,
+  column,
+  className,
+  ...props
+}: HeaderProps & { label: string; column: LockSortKey; className?: string }) {
   const active = props.sortKey === column;
   const ariaSort = active ? (props.sortDirection === "asc" ? "ascending" : "descending") : "none";
   return (
     <span role="columnheader" aria-sort={ariaSort} className={className}>
       <button type="button" className={styles.sortButton} onClick={() => props.onSort(column)}>
         {label}
-        <span aria-hidden="true">{active ? (props.sortDirection === "asc" ? " ▲" : " ▼") : ""}</span>
+        <span aria-hidden="true">
+          {active ? (props.sortDirection === "asc" ? " ▲" : " ▼") : ""}
+        </span>
       </button>
     </span>
   );

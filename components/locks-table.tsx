@@ -31,11 +31,30 @@ function itemKey(item: GroupedItem<LocksTableRow> | undefined, index: number): s
   return item.kind === "lock" ? item.row.resource : `group:${item.value ?? ""}`;
 }
 
-function GroupHeader({ item, groupBy, rowIndex, style }: { item: Extract<GroupedItem<LocksTableRow>, { kind: "group" }>; groupBy: string; rowIndex: number; style: CSSProperties }) {
+function GroupHeader({
+  item,
+  groupBy,
+  rowIndex,
+  style,
+}: {
+  item: Extract<GroupedItem<LocksTableRow>, { kind: "group" }>;
+  groupBy: string;
+  rowIndex: number;
+  style: CSSProperties;
+}) {
   return (
-    <div role="row" aria-rowindex={rowIndex} className={`${styles.row} ${styles.groupRow}`} style={style}>
+    <div
+      role="row"
+      aria-rowindex={rowIndex}
+      className={`${styles.row} ${styles.groupRow}`}
+      style={style}
+    >
       <span role="rowheader" aria-colspan={9}>
-        {item.value === null ? <span className="muted">no {groupBy} label</span> : `${groupBy}=${item.value}`}{" "}
+        {item.value === null ? (
+          <span className="muted">no {groupBy} label</span>
+        ) : (
+          `${groupBy}=${item.value}`
+        )}{" "}
         <span className="muted">
           ({item.count} {item.count === 1 ? "lock" : "locks"})
         </span>
@@ -45,7 +64,13 @@ function GroupHeader({ item, groupBy, rowIndex, style }: { item: Extract<Grouped
 }
 
 /** Only the rows in view are in the DOM, so 10,000 locks scroll as smoothly as ten. */
-export function LocksTable({ rows, sortKey, sortDirection, onSort, groupBy = null }: LocksTableProps) {
+export function LocksTable({
+  rows,
+  sortKey,
+  sortDirection,
+  onSort,
+  groupBy = null,
+}: LocksTableProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const items = useMemo(() => groupByLabel(rows, groupBy), [rows, groupBy]);
   // Narrow screens fold each row onto two lines instead of scrolling sideways.
@@ -63,15 +88,36 @@ export function LocksTable({ rows, sortKey, sortDirection, onSort, groupBy = nul
   return (
     <div role="table" aria-label="Locks" aria-rowcount={items.length + 1} className={styles.table}>
       <LocksTableHeader sortKey={sortKey} sortDirection={sortDirection} onSort={onSort} />
-      <div ref={scrollRef} className={styles.scroll} role="rowgroup" tabIndex={0} aria-label="Lock rows">
+      <div
+        ref={scrollRef}
+        className={styles.scroll}
+        role="rowgroup"
+        tabIndex={0}
+        aria-label="Lock rows"
+      >
         <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
           {virtualizer.getVirtualItems().map((virtual) => {
             const item = items[virtual.index];
             if (!item) return null;
             const style = { transform: `translateY(${virtual.start}px)`, height: virtual.size };
             if (item.kind === "group")
-              return <GroupHeader key={virtual.key} item={item} groupBy={groupBy ?? ""} rowIndex={virtual.index + 2} style={style} />;
-            return <LockRowView key={virtual.key} row={item.row} rowIndex={virtual.index + 2} style={style} />;
+              return (
+                <GroupHeader
+                  key={virtual.key}
+                  item={item}
+                  groupBy={groupBy ?? ""}
+                  rowIndex={virtual.index + 2}
+                  style={style}
+                />
+              );
+            return (
+              <LockRowView
+                key={virtual.key}
+                row={item.row}
+                rowIndex={virtual.index + 2}
+                style={style}
+              />
+            );
           })}
         </div>
       </div>

@@ -38,7 +38,8 @@ function fencingCell(holder: NodeHolderDetail) {
 /** The node's owner entry for its value: headline labels and extensions; "none" when no entry matches. */
 function ownerCell(holder: NodeHolderDetail) {
   if (!holder.reachable) return <span className="muted">unknown</span>;
-  if (!holder.owner) return <span className="muted">{holder.value === null ? "" : "no entry"}</span>;
+  if (!holder.owner)
+    return <span className="muted">{holder.value === null ? "" : "no entry"}</span>;
   return (
     <span title={labelsText(holder.owner.labels)}>
       {ownerHeadline(holder.owner.labels)}
@@ -48,7 +49,13 @@ function ownerCell(holder: NodeHolderDetail) {
 }
 
 /** One resource on every node: the value there, its owner entry, how long it lives, and the node's fencing counter. */
-export function NodeHoldersTable({ holders, nodes, majorityValue, serverTimeMs, scaleMs }: NodeHoldersTableProps) {
+export function NodeHoldersTable({
+  holders,
+  nodes,
+  majorityValue,
+  serverTimeMs,
+  scaleMs,
+}: NodeHoldersTableProps) {
   return (
     <div className="table-scroll">
       <table className="plain" aria-label="Per-node holders">
@@ -66,16 +73,26 @@ export function NodeHoldersTable({ holders, nodes, majorityValue, serverTimeMs, 
             <tr key={holder.nodeId}>
               <th scope="row">
                 {holder.nodeId}
-                <div className="muted mono">{nodes?.find((node) => node.id === holder.nodeId)?.address}</div>
+                <div className="muted mono">
+                  {nodes?.find((node) => node.id === holder.nodeId)?.address}
+                </div>
               </th>
               <td>
-                {holder.reachable ? <HolderValue value={holder.value} /> : <span className="muted">unknown</span>}
+                {holder.reachable ? (
+                  <HolderValue value={holder.value} />
+                ) : (
+                  <span className="muted">unknown</span>
+                )}
                 <div className="muted">{valueNote(holder, majorityValue)}</div>
               </td>
               <td>{ownerCell(holder)}</td>
               <td style={{ minWidth: "11rem" }}>
                 {holder.reachable ? (
-                  <PttlBar label={`${holder.nodeId} time to live`} expiresAtMs={expiresAt(holder, serverTimeMs)} scaleMs={scaleMs} />
+                  <PttlBar
+                    label={`${holder.nodeId} time to live`}
+                    expiresAtMs={expiresAt(holder, serverTimeMs)}
+                    scaleMs={scaleMs}
+                  />
                 ) : (
                   <span className="muted">unknown</span>
                 )}

@@ -17,11 +17,16 @@ const PRESENCE_LABEL: Record<Presence, string> = {
 
 /** One mark per node: filled when it holds the row's value, ringed when another, hollow when absent. */
 export function NodePresence({ nodes, value }: { nodes: NodeHolder[]; value: string | null }) {
-  const description = nodes.map((holder) => `${holder.nodeId}: ${PRESENCE_LABEL[presenceOf(holder, value)]}`).join(", ");
+  const description = nodes
+    .map((holder) => `${holder.nodeId}: ${PRESENCE_LABEL[presenceOf(holder, value)]}`)
+    .join(", ");
   return (
     <span className="presence" role="img" aria-label={description} title={description}>
       {nodes.map((holder) => (
-        <span key={holder.nodeId} className={`presence-dot presence-${presenceOf(holder, value)}`} />
+        <span
+          key={holder.nodeId}
+          className={`presence-dot presence-${presenceOf(holder, value)}`}
+        />
       ))}
     </span>
   );

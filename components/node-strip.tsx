@@ -7,7 +7,10 @@ import styles from "./node-strip.module.css";
 
 function NodeCard({ node }: { node: NodeInfo }) {
   return (
-    <li className={`${styles.card} ${styles[node.status]}`} aria-label={`${node.id} ${node.status}`}>
+    <li
+      className={`${styles.card} ${styles[node.status]}`}
+      aria-label={`${node.id} ${node.status}`}
+    >
       <div className={styles.head}>
         <strong>{node.id}</strong>
         <NodeStatusBadge status={node.status} />
@@ -43,7 +46,9 @@ export function NodeStrip({ nodes, quorumSize }: { nodes: NodeInfo[]; quorumSize
     <section aria-label="Nodes" className={styles.strip}>
       <p className={styles.summary}>
         <strong>{upCount}</strong> of {nodes.length} nodes up · quorum {quorumSize}
-        {upCount < quorumSize && <span className={styles.noQuorum}> · no quorum: locks cannot be taken</span>}
+        {upCount < quorumSize && (
+          <span className={styles.noQuorum}> · no quorum: locks cannot be taken</span>
+        )}
       </p>
       <ul className={styles.list}>
         {nodes.map((node) => (

@@ -28,18 +28,21 @@ export function NodeWarningChips({ node }: { node: NodeInfo }) {
 export function NodeWarningsDetails({ nodes }: { nodes: NodeInfo[] }) {
   const byMessage = new Map<string, string[]>();
   for (const node of nodes) {
-    for (const warning of node.warnings) byMessage.set(warning.message, [...(byMessage.get(warning.message) ?? []), node.id]);
+    for (const warning of node.warnings)
+      byMessage.set(warning.message, [...(byMessage.get(warning.message) ?? []), node.id]);
   }
   if (byMessage.size === 0) return null;
   return (
     <details className={styles.details}>
       <summary>
-        {byMessage.size === 1 ? "1 warning" : `${byMessage.size} warnings`} about the nodes’ configuration
+        {byMessage.size === 1 ? "1 warning" : `${byMessage.size} warnings`} about the nodes’
+        configuration
       </summary>
       <ul>
         {[...byMessage].map(([message, nodeIds]) => (
           <li key={message}>
-            <strong>{nodeIds.length === nodes.length ? "All nodes" : nodeIds.join(", ")}:</strong> {message}
+            <strong>{nodeIds.length === nodes.length ? "All nodes" : nodeIds.join(", ")}:</strong>{" "}
+            {message}
           </li>
         ))}
       </ul>

@@ -16,7 +16,8 @@ interface PttlBarProps {
 export function PttlBar({ label, expiresAtMs, scaleMs }: PttlBarProps) {
   const nowMs = useServerNow();
   if (expiresAtMs === null) return <span className="muted">no key</span>;
-  if (expiresAtMs === Number.POSITIVE_INFINITY) return <span className="muted">no expiry (PTTL -1)</span>;
+  if (expiresAtMs === Number.POSITIVE_INFINITY)
+    return <span className="muted">no expiry (PTTL -1)</span>;
   const remainingMs = nowMs === null ? 0 : Math.max(0, expiresAtMs - nowMs);
   const fraction = scaleMs > 0 ? Math.min(1, remainingMs / scaleMs) : 0;
   return (

@@ -1,6 +1,13 @@
 import type { LockState } from "@/lib/api/locks";
 
-export const LOCK_SORT_KEYS = ["resource", "state", "quorum", "validity", "held", "waiters"] as const;
+export const LOCK_SORT_KEYS = [
+  "resource",
+  "state",
+  "quorum",
+  "validity",
+  "held",
+  "waiters",
+] as const;
 export type LockSortKey = (typeof LOCK_SORT_KEYS)[number];
 export type SortDirection = "asc" | "desc";
 
@@ -33,7 +40,9 @@ function compareBy(key: LockSortKey, a: SortableLockRow, b: SortableLockRow): nu
       return validityRank(a) - validityRank(b);
     case "held":
       // Ascending = shortest held first; unknown ages (other libraries) last.
-      return (b.heldSince ?? Number.NEGATIVE_INFINITY) - (a.heldSince ?? Number.NEGATIVE_INFINITY) || 0;
+      return (
+        (b.heldSince ?? Number.NEGATIVE_INFINITY) - (a.heldSince ?? Number.NEGATIVE_INFINITY) || 0
+      );
     case "waiters":
       return (a.waiters?.count ?? 0) - (b.waiters?.count ?? 0);
     default:
@@ -42,7 +51,11 @@ function compareBy(key: LockSortKey, a: SortableLockRow, b: SortableLockRow): nu
 }
 
 /** A sorted copy; ties fall back to the resource name so the order is stable across polls. */
-export function sortLocks<T extends SortableLockRow>(rows: readonly T[], key: LockSortKey, direction: SortDirection): T[] {
+export function sortLocks<T extends SortableLockRow>(
+  rows: readonly T[],
+  key: LockSortKey,
+  direction: SortDirection,
+): T[] {
   const sign = direction === "asc" ? 1 : -1;
   const byName = (a: T, b: T) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0);
   return [...rows].sort((a, b) => sign * (compareBy(key, a, b) || byName(a, b)));

@@ -19,7 +19,10 @@ export function ValidityCountdown({ validUntilMs, neverExpires = false }: Validi
 
   const remainingMs = Math.max(0, validUntilMs - nowMs);
   return (
-    <span className={remainingMs === 0 ? "countdown expired" : "countdown"} data-remaining-ms={remainingMs}>
+    <span
+      className={remainingMs === 0 ? "countdown expired" : "countdown"}
+      data-remaining-ms={remainingMs}
+    >
       {remainingMs === 0 ? "expired" : formatDurationMs(remainingMs)}
     </span>
   );

@@ -8,8 +8,8 @@ export function VoteTable({ attempts }: { attempts: Attempt[] }) {
   return (
     <div className="stack" style={{ gap: "0.4rem" }}>
       <p className="muted" style={{ margin: 0 }}>
-        {attempts.length === 1 ? "1 attempt" : `${attempts.length} attempts; the last one`}: {last.votesFor} of{" "}
-        {last.membershipSize} nodes for (needs {last.quorumSize})
+        {attempts.length === 1 ? "1 attempt" : `${attempts.length} attempts; the last one`}:{" "}
+        {last.votesFor} of {last.membershipSize} nodes for (needs {last.quorumSize})
       </p>
       <div className="table-scroll">
         <table className="plain" aria-label="Node votes">
@@ -28,7 +28,11 @@ export function VoteTable({ attempts }: { attempts: Attempt[] }) {
                   {vote.nodeId} <span className="muted mono">{vote.address}</span>
                 </th>
                 <td>
-                  <span className={vote.vote === "for" ? "badge badge-held" : "badge badge-conflict"}>{vote.vote}</span>
+                  <span
+                    className={vote.vote === "for" ? "badge badge-held" : "badge badge-conflict"}
+                  >
+                    {vote.vote}
+                  </span>
                 </td>
                 <td>{formatLatencyMs(vote.latencyMs)}</td>
                 <td className="wrap-anywhere">{vote.error ?? ""}</td>

@@ -3,7 +3,13 @@ import { LoginPage } from "./pages/login-page";
 import { PlaygroundPage } from "./pages/playground-page";
 import { expect, test } from "./support/fixtures";
 
-test("without login, the UI offers no destructive action and the API refuses one", async ({ page, api, request, stack, resource }) => {
+test("without login, the UI offers no destructive action and the API refuses one", async ({
+  page,
+  api,
+  request,
+  stack,
+  resource,
+}) => {
   const { lock } = await api.acquire([resource], 30_000);
   const detail = new LockDetailPage(page);
   await detail.goto(resource);
@@ -24,12 +30,18 @@ test("without login, the UI offers no destructive action and the API refuses one
   await api.release([resource], lock.value);
 });
 
-test("a wrong token is refused with an explanation; the right one logs in and logout ends the session", async ({ page, stack, consoleErrors }) => {
+test("a wrong token is refused with an explanation; the right one logs in and logout ends the session", async ({
+  page,
+  stack,
+  consoleErrors,
+}) => {
   consoleErrors.allow(/status of 401/);
   const login = new LoginPage(page);
   await login.goto();
   await login.submit("not-the-admin-token");
-  await expect(page.getByRole("main").getByRole("alert")).toContainText("That is not the admin token");
+  await expect(page.getByRole("main").getByRole("alert")).toContainText(
+    "That is not the admin token",
+  );
   await expect(page.getByRole("button", { name: "Log out" })).toHaveCount(0);
 
   await login.login(stack.adminToken);

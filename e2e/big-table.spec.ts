@@ -3,9 +3,16 @@ import { expect, test } from "./support/fixtures";
 
 const ROWS = 10_000;
 
-test("10,000 locks stay virtualised: few DOM rows, and scrolling reaches the last one", async ({ page, masters, resource }) => {
+test("10,000 locks stay virtualised: few DOM rows, and scrolling reaches the last one", async ({
+  page,
+  masters,
+  resource,
+}) => {
   test.setTimeout(90_000);
-  const keys = Array.from({ length: ROWS }, (_, index) => `${resource}:${String(index).padStart(5, "0")}`);
+  const keys = Array.from(
+    { length: ROWS },
+    (_, index) => `${resource}:${String(index).padStart(5, "0")}`,
+  );
   const value = "9".repeat(40);
   await Promise.all(
     masters.clients.map((client) => {

@@ -3,7 +3,13 @@ import { LockDetailPage } from "./pages/lock-detail-page";
 import { LoginPage } from "./pages/login-page";
 import { expect, test } from "./support/fixtures";
 
-test("force-release with confirmation removes the lock on every node and writes an audit entry", async ({ page, api, masters, stack, resource }) => {
+test("force-release with confirmation removes the lock on every node and writes an audit entry", async ({
+  page,
+  api,
+  masters,
+  stack,
+  resource,
+}) => {
   const { lock } = await api.acquire([resource], 60_000);
   await new LoginPage(page).login(stack.adminToken);
   const detail = new LockDetailPage(page);
@@ -32,7 +38,14 @@ test("force-release with confirmation removes the lock on every node and writes 
   await expect(entry).toContainText(lock.value.slice(0, 8));
 });
 
-test("force-release refuses and explains when the lock changed after the dialog opened", async ({ page, api, masters, stack, resource, consoleErrors }) => {
+test("force-release refuses and explains when the lock changed after the dialog opened", async ({
+  page,
+  api,
+  masters,
+  stack,
+  resource,
+  consoleErrors,
+}) => {
   consoleErrors.allow(/status of 409/);
   await api.acquire([resource], 60_000);
   await new LoginPage(page).login(stack.adminToken);
@@ -47,12 +60,20 @@ test("force-release refuses and explains when the lock changed after the dialog 
 
   await expect(detail.dialog.getByRole("alert")).toContainText("Nothing was deleted");
   await expect(detail.dialog.getByRole("alert")).toContainText("changed since you looked at it");
-  await expect(detail.dialog.getByRole("table", { name: "Values found on the nodes" })).toBeVisible();
+  await expect(
+    detail.dialog.getByRole("table", { name: "Values found on the nodes" }),
+  ).toBeVisible();
   expect(await masters.valuesOf(resource)).toEqual(Array(5).fill(newValue));
   await masters.deleteEverywhere(resource);
 });
 
-test("the dialog closes with Escape without deleting anything", async ({ page, api, masters, stack, resource }) => {
+test("the dialog closes with Escape without deleting anything", async ({
+  page,
+  api,
+  masters,
+  stack,
+  resource,
+}) => {
   const { lock } = await api.acquire([resource], 60_000);
   await new LoginPage(page).login(stack.adminToken);
   const detail = new LockDetailPage(page);

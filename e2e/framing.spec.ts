@@ -9,10 +9,22 @@ const EXPECTED_HEADERS: Record<string, RegExp> = {
   "referrer-policy": /^no-referrer$/,
 };
 
-test("pages, API answers, errors and static files all carry the security headers", async ({ page, request }) => {
+test("pages, API answers, errors and static files all carry the security headers", async ({
+  page,
+  request,
+}) => {
   await page.goto("/");
   const script = await page.locator("script[src]").first().getAttribute("src");
-  for (const path of ["/", "/login", "/locks/some-lock", "/api/health", "/api/locks", "/api/no-such-route", "/no-such-page", script!]) {
+  for (const path of [
+    "/",
+    "/login",
+    "/locks/some-lock",
+    "/api/health",
+    "/api/locks",
+    "/api/no-such-route",
+    "/no-such-page",
+    script!,
+  ]) {
     const response = await request.get(path);
     for (const [name, pattern] of Object.entries(EXPECTED_HEADERS)) {
       expect(response.headers()[name], `${name} on ${path}`).toMatch(pattern);
@@ -20,19 +32,30 @@ test("pages, API answers, errors and static files all carry the security headers
   }
 });
 
-test("another site cannot frame the lock detail (clickjacking of force-release)", async ({ page, stack, api, resource, consoleErrors }) => {
+test("another site cannot frame the lock detail (clickjacking of force-release)", async ({
+  page,
+  stack,
+  api,
+  resource,
+  consoleErrors,
+}) => {
   consoleErrors.allow(/frame|Refused to display/i);
   const { lock } = await api.acquire([resource], 30_000);
   const detailUrl = `http://127.0.0.1:${stack.port}/locks/${encodeURIComponent(resource)}`;
   await page.route("http://attacker.test/", (route) =>
-    route.fulfill({ contentType: "text/html", body: `<h1>Win a prize</h1><iframe src="${detailUrl}" width="800" height="600"></iframe>` }),
+    route.fulfill({
+      contentType: "text/html",
+      body: `<h1>Win a prize</h1><iframe src="${detailUrl}" width="800" height="600"></iframe>`,
+    }),
   );
   await page.goto("http://attacker.test/");
   await expect(page.getByRole("heading", { name: "Win a prize" })).toBeVisible();
   // Give the frame time to load if it were allowed to, then check nothing of the console rendered.
   await page.waitForTimeout(1_000);
   await expect(page.frameLocator("iframe").getByRole("heading", { name: resource })).toHaveCount(0);
-  await expect(page.frameLocator("iframe").getByRole("button", { name: /Force-release/ })).toHaveCount(0);
+  await expect(
+    page.frameLocator("iframe").getByRole("button", { name: /Force-release/ }),
+  ).toHaveCount(0);
   await api.release([resource], lock.value);
 });
 
@@ -41,11 +64,20 @@ test("the app works under its CSP: no violation on any page", async ({ page, res
   await page.exposeFunction("reportCspViolation", (text: string) => violations.push(text));
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (event) =>
-      (window as unknown as { reportCspViolation(text: string): void }).reportCspViolation(`${location.pathname}: ${event.violatedDirective} ${event.blockedURI} at ${event.sourceFile}:${event.lineNumber}:${event.columnNumber}`),
+      (window as unknown as { reportCspViolation(text: string): void }).reportCspViolation(
+        `${location.pathname}: ${event.violatedDirective} ${event.blockedURI} at ${event.sourceFile}:${event.lineNumber}:${event.columnNumber}`,
+      ),
     );
   });
   const { lock } = await api.acquire([resource], 30_000);
-  for (const path of ["/", `/locks/${encodeURIComponent(resource)}`, "/latency", "/audit", "/playground", "/login"]) {
+  for (const path of [
+    "/",
+    `/locks/${encodeURIComponent(resource)}`,
+    "/latency",
+    "/audit",
+    "/playground",
+    "/login",
+  ]) {
     await page.goto(path);
     await expect(page.getByRole("main")).toBeVisible();
     await page.waitForLoadState("networkidle");

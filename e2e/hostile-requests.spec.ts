@@ -5,17 +5,25 @@
 import { spawn } from "node:child_process";
 import http from "node:http";
 import { createRequire } from "node:module";
-import { freePort } from "../scripts/redis-masters";
+import { freePort } from "@/scripts/redis-masters";
 import { expect, test } from "./support/fixtures";
 
-function rawRequest(port: number, method: string, path: string): Promise<{ status: number; type: string; body: string }> {
+function rawRequest(
+  port: number,
+  method: string,
+  path: string,
+): Promise<{ status: number; type: string; body: string }> {
   return new Promise((resolve, reject) => {
     http
       .request({ host: "127.0.0.1", port, method, path }, (response) => {
         let body = "";
         response.on("data", (chunk) => (body += chunk));
         response.on("end", () =>
-          resolve({ status: response.statusCode ?? 0, type: response.headers["content-type"] ?? "", body }),
+          resolve({
+            status: response.statusCode ?? 0,
+            type: response.headers["content-type"] ?? "",
+            body,
+          }),
         );
       })
       .on("error", reject)
@@ -34,11 +42,18 @@ test("TRACE, an unknown API path and a 60 KB query each get a JSON 4xx", async (
   expect(JSON.parse(long.body).error.code).toBe("invalid_request");
 });
 
-test("next start with a bad configuration exits with the message instead of serving 500s", async ({ stack }) => {
+test("next start with a bad configuration exits with the message instead of serving 500s", async ({
+  stack,
+}) => {
   const port = await freePort();
   const nextCli = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const child = spawn(process.execPath, [nextCli, "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, REDLOCK_NODES: stack.urls.join(","), CONSOLE_ADMIN_TOKEN: "admin123", LOG_LEVEL: "warn" },
+    env: {
+      ...process.env,
+      REDLOCK_NODES: stack.urls.join(","),
+      CONSOLE_ADMIN_TOKEN: "admin123",
+      LOG_LEVEL: "warn",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -5,16 +5,28 @@ const PAGES = ["/", "/latency", "/playground", "/audit", "/login"];
 const WIDTHS = [1280, 1024, 768, 390];
 
 for (const pathname of PAGES) {
-  test(`${pathname} fits every width without horizontal scrolling`, async ({ page, api, resource }) => {
-    const { lock } = await api.acquire([`${resource}:a-rather-long-resource-name-that-must-not-break-the-layout`], 30_000);
+  test(`${pathname} fits every width without horizontal scrolling`, async ({
+    page,
+    api,
+    resource,
+  }) => {
+    const { lock } = await api.acquire(
+      [`${resource}:a-rather-long-resource-name-that-must-not-break-the-layout`],
+      30_000,
+    );
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 800 });
       await page.goto(pathname);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-      const overflowPx = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflowPx = await page.evaluate(
+        () => document.documentElement.scrollWidth - window.innerWidth,
+      );
       expect(overflowPx, `${pathname} at ${width}px`).toBeLessThanOrEqual(0);
     }
-    await api.release([`${resource}:a-rather-long-resource-name-that-must-not-break-the-layout`], lock.value);
+    await api.release(
+      [`${resource}:a-rather-long-resource-name-that-must-not-break-the-layout`],
+      lock.value,
+    );
   });
 }
 
@@ -23,7 +35,9 @@ test("the lock detail page fits a phone", async ({ page, api, resource }) => {
   await page.setViewportSize({ width: 390, height: 800 });
   await page.goto(`/locks/${encodeURIComponent(resource)}`);
   await expect(page.getByRole("table", { name: "Per-node holders" })).toBeVisible();
-  const overflowPx = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflowPx = await page.evaluate(
+    () => document.documentElement.scrollWidth - window.innerWidth,
+  );
   expect(overflowPx).toBeLessThanOrEqual(0);
   await api.release([resource], lock.value);
 });

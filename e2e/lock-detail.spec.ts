@@ -2,7 +2,11 @@ import { LockDetailPage } from "./pages/lock-detail-page";
 import { OverviewPage } from "./pages/overview-page";
 import { expect, test } from "./support/fixtures";
 
-test("a resource name with a slash, spaces, a percent escape and unicode opens its own detail page", async ({ page, api, resource }) => {
+test("a resource name with a slash, spaces, a percent escape and unicode opens its own detail page", async ({
+  page,
+  api,
+  resource,
+}) => {
   const name = `${resource}/nightly report %41 ü`;
   const { lock } = await api.acquire([name], 30_000);
   const overview = new OverviewPage(page);
@@ -15,7 +19,12 @@ test("a resource name with a slash, spaces, a percent escape and unicode opens i
   await api.release([name], lock.value);
 });
 
-test("the detail page shows each node's value and a shrinking time-to-live bar", async ({ page, api, masters, resource }) => {
+test("the detail page shows each node's value and a shrinking time-to-live bar", async ({
+  page,
+  api,
+  masters,
+  resource,
+}) => {
   const { lock } = await api.acquire([resource], 30_000);
   await masters.setOn([4], resource, "e".repeat(40), 30_000); // node-5 now holds another value
   const detail = new LockDetailPage(page);
@@ -27,12 +36,18 @@ test("the detail page shows each node's value and a shrinking time-to-live bar",
   await page.waitForTimeout(1_200);
   const later = Number(await bar.getAttribute("aria-valuenow"));
   expect(first - later).toBeGreaterThan(700);
-  await expect(page.getByRole("table", { name: "Audit entries for this resource" })).toContainText("acquire");
+  await expect(page.getByRole("table", { name: "Audit entries for this resource" })).toContainText(
+    "acquire",
+  );
   await api.release([resource], lock.value);
   await masters.deleteEverywhere(resource);
 });
 
-test("the detail page shows the fencing token from the nodes' counters, and the next holder's", async ({ page, api, resource }) => {
+test("the detail page shows the fencing token from the nodes' counters, and the next holder's", async ({
+  page,
+  api,
+  resource,
+}) => {
   const { lock } = await api.acquire([resource], 30_000, true);
   const detail = new LockDetailPage(page);
   await detail.goto(resource);

@@ -1,7 +1,11 @@
 import { OverviewPage } from "./pages/overview-page";
 import { expect, test } from "./support/fixtures";
 
-test("a lock acquired through the API appears held on 5 of 5 nodes with a countdown that only decreases", async ({ page, api, resource }) => {
+test("a lock acquired through the API appears held on 5 of 5 nodes with a countdown that only decreases", async ({
+  page,
+  api,
+  resource,
+}) => {
   const { lock } = await api.acquire([resource], 30_000);
   const overview = new OverviewPage(page);
   await overview.goto();
@@ -20,7 +24,8 @@ test("a lock acquired through the API appears held on 5 of 5 nodes with a countd
     sampledAtMs.push(Date.now());
     await page.waitForTimeout(200);
   }
-  for (let index = 1; index < samples.length; index += 1) expect(samples[index]).toBeLessThanOrEqual(samples[index - 1]!);
+  for (let index = 1; index < samples.length; index += 1)
+    expect(samples[index]).toBeLessThanOrEqual(samples[index - 1]!);
   const droppedMs = samples[0]! - samples.at(-1)!;
   const elapsedMs = sampledAtMs.at(-1)! - sampledAtMs[0]!;
   expect(elapsedMs).toBeGreaterThan(3_000);
@@ -29,7 +34,11 @@ test("a lock acquired through the API appears held on 5 of 5 nodes with a countd
   expect(samples[0]).toBeGreaterThan(20_000);
 });
 
-test("a lock written to only 2 of 5 nodes shows as partial with no majority", async ({ page, masters, resource }) => {
+test("a lock written to only 2 of 5 nodes shows as partial with no majority", async ({
+  page,
+  masters,
+  resource,
+}) => {
   await masters.setOn([0, 1], resource, "0123456789abcdef0123456789abcdef01234567", 60_000);
   const overview = new OverviewPage(page);
   await overview.goto();
@@ -38,11 +47,19 @@ test("a lock written to only 2 of 5 nodes shows as partial with no majority", as
   await expect(row.getByText("partial", { exact: true })).toBeVisible();
   await expect(row.getByText("2/5")).toBeVisible();
   await expect(row.getByText("no majority")).toBeVisible();
-  await expect(row.getByRole("img", { name: /node-1: holds the value, node-2: holds the value, node-3: no key/ })).toBeVisible();
+  await expect(
+    row.getByRole("img", {
+      name: /node-1: holds the value, node-2: holds the value, node-3: no key/,
+    }),
+  ).toBeVisible();
   await masters.deleteEverywhere(resource);
 });
 
-test("different values on different nodes show as conflict", async ({ page, masters, resource }) => {
+test("different values on different nodes show as conflict", async ({
+  page,
+  masters,
+  resource,
+}) => {
   await masters.setOn([0, 1, 2], resource, "a".repeat(40), 60_000);
   await masters.setOn([3, 4], resource, "b".repeat(40), 60_000);
   const overview = new OverviewPage(page);
@@ -52,7 +69,12 @@ test("different values on different nodes show as conflict", async ({ page, mast
   await masters.deleteEverywhere(resource);
 });
 
-test("filters and sort live in the URL, and a deep link restores them", async ({ page, api, masters, resource }) => {
+test("filters and sort live in the URL, and a deep link restores them", async ({
+  page,
+  api,
+  masters,
+  resource,
+}) => {
   await api.acquire([`${resource}:held`], 30_000);
   await masters.setOn([0], `${resource}:partial`, "c".repeat(40), 30_000);
   const overview = new OverviewPage(page);
@@ -74,7 +96,11 @@ test("filters and sort live in the URL, and a deep link restores them", async ({
   await masters.deleteEverywhere(`${resource}:partial`, `${resource}:held`);
 });
 
-test("sorting is keyboard operable and reflected in aria-sort and the URL", async ({ page, api, resource }) => {
+test("sorting is keyboard operable and reflected in aria-sort and the URL", async ({
+  page,
+  api,
+  resource,
+}) => {
   await api.acquire([`${resource}:short`], 5_000);
   await api.acquire([`${resource}:long`], 60_000);
   const overview = new OverviewPage(page);
@@ -84,20 +110,31 @@ test("sorting is keyboard operable and reflected in aria-sort and the URL", asyn
   await overview.sortButton("Validity").focus();
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(/sort=validity/);
-  await expect(overview.table.getByRole("columnheader", { name: "Validity" })).toHaveAttribute("aria-sort", "ascending");
+  await expect(overview.table.getByRole("columnheader", { name: "Validity" })).toHaveAttribute(
+    "aria-sort",
+    "ascending",
+  );
   const rows = overview.table.getByRole("row");
   await expect(rows.nth(1)).toContainText(`${resource}:short`);
   await page.keyboard.press("Enter");
-  await expect(overview.table.getByRole("columnheader", { name: "Validity" })).toHaveAttribute("aria-sort", "descending");
+  await expect(overview.table.getByRole("columnheader", { name: "Validity" })).toHaveAttribute(
+    "aria-sort",
+    "descending",
+  );
   await expect(rows.nth(1)).toContainText(`${resource}:long`);
 });
 
-test("polling pauses while the tab is hidden and resumes when it is visible again", async ({ page }) => {
+test("polling pauses while the tab is hidden and resumes when it is visible again", async ({
+  page,
+}) => {
   const overview = new OverviewPage(page);
   await overview.goto();
   const setVisibility = (state: "hidden" | "visible") =>
     page.evaluate((visibility) => {
-      Object.defineProperty(document, "visibilityState", { configurable: true, get: () => visibility });
+      Object.defineProperty(document, "visibilityState", {
+        configurable: true,
+        get: () => visibility,
+      });
       document.dispatchEvent(new Event("visibilitychange", { bubbles: true }));
     }, state);
   let pollRequests = 0;

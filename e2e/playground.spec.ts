@@ -2,13 +2,20 @@ import { LoginPage } from "./pages/login-page";
 import { PlaygroundPage } from "./pages/playground-page";
 import { expect, test } from "./support/fixtures";
 
-test("playground acquires with a fencing token, extends and releases, showing every node's vote", async ({ page, masters, stack, resource }) => {
+test("playground acquires with a fencing token, extends and releases, showing every node's vote", async ({
+  page,
+  masters,
+  stack,
+  resource,
+}) => {
   await new LoginPage(page).login(stack.adminToken, "/playground");
   const playground = new PlaygroundPage(page);
   await playground.goto();
 
   await playground.acquire([resource], 5_000, true);
-  await expect(playground.lastOperation.getByRole("status")).toContainText(/Acquired for 5000 ms, fencing token \d+/);
+  await expect(playground.lastOperation.getByRole("status")).toContainText(
+    /Acquired for 5000 ms, fencing token \d+/,
+  );
   await expect(playground.votes.getByText("for", { exact: true })).toHaveCount(5);
   await expect(playground.heldLock.getByText(/^\d+$/)).toBeVisible(); // the fencing token
   const [value] = await masters.valuesOf(resource);
@@ -27,7 +34,13 @@ test("playground acquires with a fencing token, extends and releases, showing ev
   expect(await masters.valuesOf(resource)).toEqual([null, null, null, null, null]);
 });
 
-test("acquiring a resource someone else holds explains the refusal and shows the votes against", async ({ page, api, stack, resource, consoleErrors }) => {
+test("acquiring a resource someone else holds explains the refusal and shows the votes against", async ({
+  page,
+  api,
+  stack,
+  resource,
+  consoleErrors,
+}) => {
   consoleErrors.allow(/status of 409/);
   const { lock } = await api.acquire([resource], 30_000);
   await new LoginPage(page).login(stack.adminToken, "/playground");

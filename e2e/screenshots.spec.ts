@@ -18,7 +18,14 @@ async function keep(page: Page, testInfo: TestInfo, name: string): Promise<void>
 }
 
 for (const colorScheme of ["light", "dark"] as const) {
-  test(`screenshot of every page (${colorScheme})`, async ({ page, api, masters, stack, resource, consoleErrors }, testInfo) => {
+  test(`screenshot of every page (${colorScheme})`, async ({
+    page,
+    api,
+    masters,
+    stack,
+    resource,
+    consoleErrors,
+  }, testInfo) => {
     consoleErrors.allow(/status of 404 .*\/no-such-page/); // the not-found page answers 404 on purpose
     await page.emulateMedia({ colorScheme });
     const { lock } = await api.acquire([`${resource}:orders`], 60_000, true);
@@ -50,7 +57,9 @@ for (const colorScheme of ["light", "dark"] as const) {
     await keep(page, testInfo, `playground-${colorScheme}`);
 
     await page.goto("/latency");
-    await expect(page.getByRole("figure", { name: /Quorum latency/ })).toBeVisible({ timeout: 15_000 });
+    await expect(page.getByRole("figure", { name: /Quorum latency/ })).toBeVisible({
+      timeout: 15_000,
+    });
     await keep(page, testInfo, `latency-${colorScheme}`);
 
     await page.goto("/audit");

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { buildIfStale, NEXT_CLI } from "../scripts/next-build";
-import { startMasters } from "../scripts/redis-masters";
+import { startMasters } from "@/scripts/redis-masters";
 import { E2E_PORT, STACK_FILE, type Stack } from "./stack-file";
 
 const masters = await startMasters({ count: 5, dataDir: ".data/e2e/masters" });
@@ -38,10 +38,14 @@ if (buildStatus !== 0) {
   process.exit(buildStatus);
 }
 
-const server = spawn(process.execPath, [NEXT_CLI, "start", "-p", String(E2E_PORT), "-H", "127.0.0.1"], {
-  stdio: "inherit",
-  env,
-});
+const server = spawn(
+  process.execPath,
+  [NEXT_CLI, "start", "-p", String(E2E_PORT), "-H", "127.0.0.1"],
+  {
+    stdio: "inherit",
+    env,
+  },
+);
 
 let stopping = false;
 async function shutdown(exitCode: number): Promise<void> {

@@ -3,7 +3,7 @@
  * Starts local Redis masters and keeps them until Ctrl-C (SIGINT) or SIGTERM.
  */
 import { parseArgs } from "node:util";
-import { MastersError, startMasters } from "./redis-masters";
+import { MastersError, startMasters } from "@/scripts/redis-masters";
 
 const { values } = parseArgs({
   options: {

@@ -35,7 +35,10 @@ function newestMtimeMs(entry: string): number {
   if (!stats.isDirectory()) return stats.mtimeMs;
   return readdirSync(entry)
     .filter((name) => !SKIPPED_DIRS.has(name))
-    .reduce((newest, name) => Math.max(newest, newestMtimeMs(path.join(entry, name))), stats.mtimeMs);
+    .reduce(
+      (newest, name) => Math.max(newest, newestMtimeMs(path.join(entry, name))),
+      stats.mtimeMs,
+    );
 }
 
 /** A build input changed after the last build in `distDir` (or there is none); paths relative to `root`. */

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { ConfigError, parseConfig } from "../lib/server/config";
 import { buildIfStale, NEXT_CLI } from "./next-build";
-import { MastersError, startMasters, type Masters } from "./redis-masters";
+import { MastersError, startMasters, type Masters } from "@/scripts/redis-masters";
 
 const { values } = parseArgs({ options: { dev: { type: "boolean", default: false } } });
 const port = process.env.PORT ?? "3000";

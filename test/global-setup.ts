@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { startMasters, type Masters } from "../scripts/redis-masters";
+import { startMasters, type Masters } from "@/scripts/redis-masters";
 
 let masters: Masters | undefined;
 

@@ -50,11 +50,19 @@ function LocksSection() {
       {locks.isPending && !locks.error && <p className="muted">Scanning the nodes…</p>}
       {locks.data && rows.length === 0 && (
         <p className="notice notice-info">
-          {filter.match || filter.state || owner ? "No lock matches these filters." : "No locks are held right now."}
+          {filter.match || filter.state || owner
+            ? "No lock matches these filters."
+            : "No locks are held right now."}
         </p>
       )}
       {rows.length > 0 && (
-        <LocksTable rows={rows} sortKey={sortKey} sortDirection={sortDirection} onSort={toggleSort} groupBy={groupBy} />
+        <LocksTable
+          rows={rows}
+          sortKey={sortKey}
+          sortDirection={sortDirection}
+          onSort={toggleSort}
+          groupBy={groupBy}
+        />
       )}
     </section>
   );

@@ -1,24 +1,38 @@
 import type { LiveLocks } from "../_queries/locks";
 
 /** The numbers above the table, and the warnings that make them incomplete. */
-export function LocksSummary({ locks, shown, cappedAt }: { locks: LiveLocks; shown: number; cappedAt: number }) {
+export function LocksSummary({
+  locks,
+  shown,
+  cappedAt,
+}: {
+  locks: LiveLocks;
+  shown: number;
+  cappedAt: number;
+}) {
   const { counts } = locks;
   return (
     <>
       <p className="muted" aria-live="polite">
-        {shown === locks.total ? `${shown} locks` : `${shown} of ${locks.total} locks`} · {counts.held} held ·{" "}
-        {counts.partial} partial · {counts.conflict} conflict · scanned in {Math.round(locks.scanMs)} ms
+        {shown === locks.total ? `${shown} locks` : `${shown} of ${locks.total} locks`} ·{" "}
+        {counts.held} held · {counts.partial} partial · {counts.conflict} conflict · scanned in{" "}
+        {Math.round(locks.scanMs)} ms
       </p>
       {locks.unreachableNodes.length > 0 && (
         <p className="notice notice-warn">
-          {locks.unreachableNodes.join(", ")} did not answer the scan: their holders show as unknown.
+          {locks.unreachableNodes.join(", ")} did not answer the scan: their holders show as
+          unknown.
         </p>
       )}
       {locks.truncated && (
-        <p className="notice notice-warn">A node holds more keys than the scan budget: some locks may be missing.</p>
+        <p className="notice notice-warn">
+          A node holds more keys than the scan budget: some locks may be missing.
+        </p>
       )}
       {shown < locks.total && shown >= cappedAt && (
-        <p className="notice notice-warn">Only the first {cappedAt} locks are listed: narrow the pattern to see the rest.</p>
+        <p className="notice notice-warn">
+          Only the first {cappedAt} locks are listed: narrow the pattern to see the rest.
+        </p>
       )}
     </>
   );

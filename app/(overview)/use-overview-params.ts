@@ -22,7 +22,10 @@ function parse(params: URLSearchParams): OverviewParams {
   const state = params.get("state");
   const sort = params.get("sort");
   return {
-    filter: { match: params.get("match") ?? "", state: state && STATES.includes(state) ? (state as LockState) : null },
+    filter: {
+      match: params.get("match") ?? "",
+      state: state && STATES.includes(state) ? (state as LockState) : null,
+    },
     owner: params.get("owner") ?? "",
     groupBy: params.get("group") || null,
     sortKey: LOCK_SORT_KEYS.find((key) => key === sort) ?? "resource",
@@ -52,12 +55,18 @@ export function useOverviewParams() {
 
   const setMatch = useCallback((match: string) => update({ match: match || null }), [update]);
   const setState = useCallback((state: LockState | null) => update({ state }), [update]);
-  const setOwner = useCallback((owner: string) => update({ owner: owner.trim() || null }), [update]);
+  const setOwner = useCallback(
+    (owner: string) => update({ owner: owner.trim() || null }),
+    [update],
+  );
   const setGroupBy = useCallback((group: string | null) => update({ group }), [update]);
   const toggleSort = useCallback(
     (key: LockSortKey) => {
       const direction = params.sortKey === key && params.sortDirection === "asc" ? "desc" : "asc";
-      update({ sort: key === "resource" && direction === "asc" ? null : key, dir: direction === "asc" ? null : "desc" });
+      update({
+        sort: key === "resource" && direction === "asc" ? null : key,
+        dir: direction === "asc" ? null : "desc",
+      });
     },
     [update, params.sortKey, params.sortDirection],
   );

@@ -12,7 +12,11 @@ export function lockUrl(resource: string, keyBase64Url?: string): string {
     : `/api/locks/${keyBase64Url}?encoding=base64`;
 }
 
-export function fetchLock(resource: string, keyBase64Url?: string, signal?: AbortSignal): Promise<LockResponse> {
+export function fetchLock(
+  resource: string,
+  keyBase64Url?: string,
+  signal?: AbortSignal,
+): Promise<LockResponse> {
   return apiFetch<LockResponse>(lockUrl(resource, keyBase64Url), { signal });
 }
 

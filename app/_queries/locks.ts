@@ -32,7 +32,8 @@ function pageUrl(filter: LocksFilter, cursor: string | null): string {
 }
 
 function toLive(row: LockRow, serverTimeMs: number): LiveLockRow {
-  const validUntilMs = row.validityMs === null || row.validityMs < 0 ? null : serverTimeMs + row.validityMs;
+  const validUntilMs =
+    row.validityMs === null || row.validityMs < 0 ? null : serverTimeMs + row.validityMs;
   return { ...row, validUntilMs };
 }
 

@@ -11,7 +11,8 @@ export function makeQueryClient(): QueryClient {
         refetchIntervalInBackground: false,
         refetchOnWindowFocus: true,
         // A 4xx will not change by asking again; network blips and 5xx get two more tries.
-        retry: (failureCount, error) => !(error instanceof ApiError && error.status < 500) && failureCount < 2,
+        retry: (failureCount, error) =>
+          !(error instanceof ApiError && error.status < 500) && failureCount < 2,
       },
       mutations: { retry: false },
     },

@@ -30,7 +30,8 @@ export function useCanRead(): boolean {
 export function useLogin() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (request: LoginRequest) => apiFetch<SessionResponse>("/api/session", { method: "POST", body: request }),
+    mutationFn: (request: LoginRequest) =>
+      apiFetch<SessionResponse>("/api/session", { method: "POST", body: request }),
     onSuccess: (session) => {
       queryClient.setQueryData(sessionQueryOptions().queryKey, session);
       void queryClient.invalidateQueries();

@@ -8,7 +8,8 @@ export function ReadOnlyBanner() {
   if (!session?.readOnly) return null;
   return (
     <div role="status" className="notice notice-warn read-only-banner">
-      Read-only console: acquire, extend, release and force-release are disabled (CONSOLE_READ_ONLY).
+      Read-only console: acquire, extend, release and force-release are disabled
+      (CONSOLE_READ_ONLY).
     </div>
   );
 }

@@ -6,7 +6,15 @@ import { ErrorNotice } from "@/components/error-notice";
 import type { AuditAction } from "@/lib/api/audit";
 import { useAudit } from "../_queries/audit";
 
-const ACTIONS: AuditAction[] = ["acquire", "extend", "release", "force-release", "login", "logout", "auth-failure"];
+const ACTIONS: AuditAction[] = [
+  "acquire",
+  "extend",
+  "release",
+  "force-release",
+  "login",
+  "logout",
+  "auth-failure",
+];
 
 /** The action filter lives in the URL (?action=force-release), so a filtered trail is a link. */
 function useActionParam(): [AuditAction | "", (action: string) => void] {
@@ -14,7 +22,8 @@ function useActionParam(): [AuditAction | "", (action: string) => void] {
   const router = useRouter();
   const pathname = usePathname();
   const action = ACTIONS.find((name) => name === requested) ?? "";
-  const setAction = (next: string) => router.replace(next ? `${pathname}?action=${next}` : pathname, { scroll: false });
+  const setAction = (next: string) =>
+    router.replace(next ? `${pathname}?action=${next}` : pathname, { scroll: false });
   return [action, setAction];
 }
 
@@ -39,14 +48,19 @@ export function AuditClient() {
         </label>
       </div>
       <p className="muted">
-        Every state-changing action, stored in a Redis stream on every reachable node and merged here, newest first.
+        Every state-changing action, stored in a Redis stream on every reachable node and merged
+        here, newest first.
       </p>
       {error && <ErrorNotice error={error} title="Audit trail unavailable" />}
       {data && data.unreachableNodes.length > 0 && (
-        <p className="notice notice-warn">{data.unreachableNodes.join(", ")} did not answer: entries only they hold are missing.</p>
+        <p className="notice notice-warn">
+          {data.unreachableNodes.join(", ")} did not answer: entries only they hold are missing.
+        </p>
       )}
       {!data && !error && <p className="muted">Loading the audit trail…</p>}
-      {data && entries.length === 0 && <p className="notice notice-info">No audit entries{action ? ` for ${action}` : ""} yet.</p>}
+      {data && entries.length === 0 && (
+        <p className="notice notice-info">No audit entries{action ? ` for ${action}` : ""} yet.</p>
+      )}
       {entries.length > 0 && <AuditTable entries={entries} />}
     </div>
   );

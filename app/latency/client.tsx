@@ -18,7 +18,8 @@ function useWindowParam(): [string, (windowSize: string) => void] {
   const pathname = usePathname();
   const requested = searchParams.get("window");
   const windowSize = WINDOWS.find((option) => option === requested) ?? "15m";
-  const setWindow = (next: string) => router.replace(next === "15m" ? pathname : `${pathname}?window=${next}`, { scroll: false });
+  const setWindow = (next: string) =>
+    router.replace(next === "15m" ? pathname : `${pathname}?window=${next}`, { scroll: false });
   return [windowSize, setWindow];
 }
 

@@ -10,7 +10,9 @@ export function LatencyStats({ data }: { data: LatencyResponse }) {
     <p className="muted">
       {data.quorum.length} operations · p50 {formatLatencyMs(percentile(sorted, 0.5))} · p99{" "}
       {formatLatencyMs(percentile(sorted, 0.99))} · {failures} failed
-      {data.probeIntervalMs > 0 ? ` · probe every ${data.probeIntervalMs / 1_000} s` : " · probe off"}
+      {data.probeIntervalMs > 0
+        ? ` · probe every ${data.probeIntervalMs / 1_000} s`
+        : " · probe off"}
     </p>
   );
 }

@@ -6,7 +6,10 @@ import { ErrorNotice } from "@/components/error-notice";
 import { isApiError } from "../_queries/api-fetch";
 import { useLogin, useSession } from "../_queries/session";
 
-const WRONG_TOKEN = { message: "That is not the admin token. Check CONSOLE_ADMIN_TOKEN (npm start prints it in local mode)." };
+const WRONG_TOKEN = {
+  message:
+    "That is not the admin token. Check CONSOLE_ADMIN_TOKEN (npm start prints it in local mode).",
+};
 
 // eslint-disable-next-line no-control-regex -- browsers drop tabs and newlines inside URLs: "/\t/evil" is "//evil"
 const UNSAFE_IN_PATH = /[\\\x00-\x1f\x7f]/;
@@ -17,10 +20,13 @@ const UNSAFE_IN_PATH = /[\\\x00-\x1f\x7f]/;
  * resolves the path as the browser will and compares origins.
  */
 function safeNext(next: string | null): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || UNSAFE_IN_PATH.test(next)) return "/";
+  if (!next || !next.startsWith("/") || next.startsWith("//") || UNSAFE_IN_PATH.test(next))
+    return "/";
   try {
     const target = new URL(next, window.location.origin);
-    return target.origin === window.location.origin ? `${target.pathname}${target.search}${target.hash}` : "/";
+    return target.origin === window.location.origin
+      ? `${target.pathname}${target.search}${target.hash}`
+      : "/";
   } catch {
     return "/";
   }
@@ -42,8 +48,8 @@ export function LoginClient() {
       <h1>Log in</h1>
       {session?.authenticated && <p className="notice notice-ok">You are logged in as admin.</p>}
       <p className="muted">
-        Paste the admin token (CONSOLE_ADMIN_TOKEN; in local mode <code>npm start</code> prints it). It is kept in an
-        HttpOnly cookie, never in this page.
+        Paste the admin token (CONSOLE_ADMIN_TOKEN; in local mode <code>npm start</code> prints it).
+        It is kept in an HttpOnly cookie, never in this page.
       </p>
       <form className="stack" onSubmit={submit}>
         <label>
@@ -59,12 +65,20 @@ export function LoginClient() {
         </label>
         {login.error && (
           <ErrorNotice
-            error={isApiError(login.error) && login.error.code === "unauthorized" ? WRONG_TOKEN : login.error}
+            error={
+              isApiError(login.error) && login.error.code === "unauthorized"
+                ? WRONG_TOKEN
+                : login.error
+            }
             title="Login failed"
           />
         )}
         <div>
-          <button type="submit" className="primary" disabled={login.isPending || token.length === 0}>
+          <button
+            type="submit"
+            className="primary"
+            disabled={login.isPending || token.length === 0}
+          >
             {login.isPending ? "Logging in…" : "Log in"}
           </button>
         </div>

@@ -30,7 +30,13 @@ export function AcquireForm({ disabled, onAcquire }: AcquireFormProps) {
     <form className="stack" onSubmit={submit} aria-label="Acquire a lock">
       <label>
         Resources (one per line)
-        <textarea rows={3} value={resourcesText} onChange={(event) => setResourcesText(event.target.value)} spellCheck={false} required />
+        <textarea
+          rows={3}
+          value={resourcesText}
+          onChange={(event) => setResourcesText(event.target.value)}
+          spellCheck={false}
+          required
+        />
       </label>
       <label>
         TTL (ms)
@@ -45,7 +51,11 @@ export function AcquireForm({ disabled, onAcquire }: AcquireFormProps) {
         />
       </label>
       <label className="row" style={{ color: "var(--text)" }}>
-        <input type="checkbox" checked={fencing} onChange={(event) => setFencing(event.target.checked)} />
+        <input
+          type="checkbox"
+          checked={fencing}
+          onChange={(event) => setFencing(event.target.checked)}
+        />
         Fencing token (strictly increasing per resource)
       </label>
       <div>

@@ -10,10 +10,16 @@ import { usePlayground } from "./use-playground";
 function WriteAccessNotice() {
   const { data: session } = useSession();
   if (!session || session.canWrite) return null;
-  if (session.readOnly) return <p className="notice notice-warn">The console is read-only: the playground cannot change locks.</p>;
+  if (session.readOnly)
+    return (
+      <p className="notice notice-warn">
+        The console is read-only: the playground cannot change locks.
+      </p>
+    );
   return (
     <p className="notice notice-info">
-      Acquire, extend and release need the admin credential. <Link href="/login?next=%2Fplayground">Log in</Link>
+      Acquire, extend and release need the admin credential.{" "}
+      <Link href="/login?next=%2Fplayground">Log in</Link>
     </p>
   );
 }
@@ -26,7 +32,8 @@ export function PlaygroundClient() {
     <div className="stack">
       <h1>Playground</h1>
       <p className="muted">
-        Take a real lock on the configured nodes, then extend or release it, and see how each node voted.
+        Take a real lock on the configured nodes, then extend or release it, and see how each node
+        voted.
       </p>
       <WriteAccessNotice />
       <div className="playground-grid">

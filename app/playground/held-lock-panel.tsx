@@ -54,7 +54,11 @@ export function HeldLockPanel({ lock, disabled, onExtend, onRelease }: HeldLockP
             style={{ width: "8rem" }}
           />
         </label>
-        <button type="button" onClick={() => onExtend(ttlMs)} disabled={disabled || Number.isNaN(ttlMs)}>
+        <button
+          type="button"
+          onClick={() => onExtend(ttlMs)}
+          disabled={disabled || Number.isNaN(ttlMs)}
+        >
           Extend
         </button>
         <button type="button" onClick={onRelease} disabled={disabled}>

@@ -18,12 +18,19 @@ export interface OperationRecord {
 }
 
 function attemptsOf(error: unknown): Attempt[] {
-  const details = error instanceof ApiError ? (error.details as { attempts?: unknown } | undefined) : undefined;
+  const details =
+    error instanceof ApiError ? (error.details as { attempts?: unknown } | undefined) : undefined;
   return Array.isArray(details?.attempts) ? (details.attempts as Attempt[]) : [];
 }
 
 function failed(operation: Operation, error: Error): OperationRecord {
-  return { operation, summary: `${operation} failed`, latencyMs: null, attempts: attemptsOf(error), error };
+  return {
+    operation,
+    summary: `${operation} failed`,
+    latencyMs: null,
+    attempts: attemptsOf(error),
+    error,
+  };
 }
 
 /** The lock held from this page and the actions on it; every answer lands in `record`. */
@@ -39,7 +46,13 @@ export function usePlayground() {
       setHeld(lock);
       const fencing = lock.fencingToken === null ? "" : `, fencing token ${lock.fencingToken}`;
       const summary = `${operation === "acquire" ? "Acquired" : "Extended"} for ${lock.ttlMs} ms${fencing}`;
-      setRecord({ operation, summary, latencyMs: lock.latencyMs, attempts: lock.attempts, error: null });
+      setRecord({
+        operation,
+        summary,
+        latencyMs: lock.latencyMs,
+        attempts: lock.attempts,
+        error: null,
+      });
     },
     onError: (error: Error) => setRecord(failed(operation, error)),
   });
@@ -50,7 +63,9 @@ export function usePlayground() {
     pending: acquire.isPending || extend.isPending || release.isPending,
     acquire: (resources: string[], ttlMs: number, fencing: boolean) =>
       acquire.mutate({ resources, ttlMs, fencing }, onGrant("acquire")),
-    extend: (ttlMs: number) => held && extend.mutate({ resources: held.resources, value: held.value, ttlMs }, onGrant("extend")),
+    extend: (ttlMs: number) =>
+      held &&
+      extend.mutate({ resources: held.resources, value: held.value, ttlMs }, onGrant("extend")),
     release: () =>
       held &&
       release.mutate(
@@ -59,7 +74,13 @@ export function usePlayground() {
           onSuccess: (result) => {
             setHeld(null);
             const summary = `Released: the value was deleted on ${result.releasedCount} nodes`;
-            setRecord({ operation: "release", summary, latencyMs: result.latencyMs, attempts: result.attempts, error: null });
+            setRecord({
+              operation: "release",
+              summary,
+              latencyMs: result.latencyMs,
+              attempts: result.attempts,
+              error: null,
+            });
           },
           onError: (error) => setRecord(failed("release", error)),
         },

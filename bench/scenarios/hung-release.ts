@@ -4,7 +4,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Masters } from "../../scripts/redis-masters";
+import type { Masters } from "@/scripts/redis-masters";
 import { closeClients, openClients } from "../clients";
 import { plan } from "../config";
 import { createAdapter, type LibraryName } from "../peers";

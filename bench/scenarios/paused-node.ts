@@ -4,7 +4,7 @@
  * the client-side command queues and the live heap for growth while the node stays paused.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Masters } from "../../scripts/redis-masters";
+import type { Masters } from "@/scripts/redis-masters";
 import { closeClients, openClients, pendingCommands } from "../clients";
 import { plan } from "../config";
 import { liveHeapMb } from "../gc";

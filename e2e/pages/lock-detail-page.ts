@@ -9,7 +9,9 @@ export class LockDetailPage {
 
   async goto(resource: string): Promise<void> {
     await this.page.goto(`/locks/${encodeURIComponent(resource)}`);
-    await expect(this.page.getByRole("heading", { level: 1, name: resource, exact: true })).toBeVisible();
+    await expect(
+      this.page.getByRole("heading", { level: 1, name: resource, exact: true }),
+    ).toBeVisible();
   }
 
   get forceReleaseButton(): Locator {

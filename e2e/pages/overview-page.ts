@@ -15,17 +15,23 @@ export class OverviewPage {
   }
 
   row(resource: string): Locator {
-    return this.table.getByRole("row").filter({ has: this.page.getByRole("link", { name: resource, exact: true }) });
+    return this.table
+      .getByRole("row")
+      .filter({ has: this.page.getByRole("link", { name: resource, exact: true }) });
   }
 
   /** Remaining validity the row's countdown shows, in ms (read from its data attribute). */
   async remainingMs(resource: string): Promise<number> {
-    const value = await this.row(resource).locator("[data-remaining-ms]").getAttribute("data-remaining-ms");
+    const value = await this.row(resource)
+      .locator("[data-remaining-ms]")
+      .getAttribute("data-remaining-ms");
     return Number(value);
   }
 
   nodeCard(nodeId: string): Locator {
-    return this.nodes.getByRole("listitem").filter({ has: this.page.getByText(nodeId, { exact: true }) });
+    return this.nodes
+      .getByRole("listitem")
+      .filter({ has: this.page.getByText(nodeId, { exact: true }) });
   }
 
   async filterByPattern(pattern: string): Promise<void> {

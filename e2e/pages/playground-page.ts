@@ -35,7 +35,9 @@ export class PlaygroundPage {
   }
 
   async remainingMs(): Promise<number> {
-    return Number(await this.heldLock.locator("[data-remaining-ms]").getAttribute("data-remaining-ms"));
+    return Number(
+      await this.heldLock.locator("[data-remaining-ms]").getAttribute("data-remaining-ms"),
+    );
   }
 
   get votes(): Locator {

@@ -14,16 +14,27 @@ export class ConsoleApi {
   }
 
   private headers(): Record<string, string> {
-    return { authorization: `Bearer ${this.stack.adminToken}`, origin: this.origin, "content-type": "application/json" };
+    return {
+      authorization: `Bearer ${this.stack.adminToken}`,
+      origin: this.origin,
+      "content-type": "application/json",
+    };
   }
 
   async acquire(resources: string[], ttlMs: number, fencing = false): Promise<LockGrantResponse> {
-    const response = await this.request.post("/api/locks", { headers: this.headers(), data: { resources, ttlMs, fencing } });
-    if (response.status() !== 201) throw new Error(`acquire answered ${response.status()}: ${await response.text()}`);
+    const response = await this.request.post("/api/locks", {
+      headers: this.headers(),
+      data: { resources, ttlMs, fencing },
+    });
+    if (response.status() !== 201)
+      throw new Error(`acquire answered ${response.status()}: ${await response.text()}`);
     return (await response.json()) as LockGrantResponse;
   }
 
   async release(resources: string[], value: string): Promise<void> {
-    await this.request.post("/api/locks/release", { headers: this.headers(), data: { resources, value } });
+    await this.request.post("/api/locks/release", {
+      headers: this.headers(),
+      data: { resources, value },
+    });
   }
 }

@@ -23,7 +23,8 @@ interface Fixtures {
 
 function watchConsole(page: Page, errors: string[]): void {
   page.on("console", (message) => {
-    if (message.type() === "error") errors.push(`console.error: ${message.text()} (${message.location().url})`);
+    if (message.type() === "error")
+      errors.push(`console.error: ${message.text()} (${message.location().url})`);
   });
   page.on("pageerror", (error) => errors.push(`uncaught: ${error.message}`));
 }
@@ -39,7 +40,10 @@ export const test = base.extend<Fixtures>({
   api: async ({ request, stack }, use) => use(new ConsoleApi(request, stack)),
   // eslint-disable-next-line no-empty-pattern -- see above
   resource: async ({}, use, testInfo) => {
-    const slug = testInfo.title.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 40);
+    const slug = testInfo.title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .slice(0, 40);
     await use(`e2e:${slug}:${Date.now().toString(36)}`);
   },
   consoleErrors: [

@@ -6,7 +6,9 @@ export class Masters {
   readonly clients: Redis[];
 
   constructor(private readonly stack: Stack) {
-    this.clients = stack.urls.map((url) => new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1 }));
+    this.clients = stack.urls.map(
+      (url) => new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1 }),
+    );
   }
 
   /** SET key value PX ttlMs on the nodes at `indexes` only. */
@@ -22,26 +24,54 @@ export class Masters {
   /** The owner entry the library writes beside a lock (`redlock:owner:<key>`), on every node. */
   async putOwner(
     key: string,
-    entry: { value: string; labels: Record<string, string>; acquiredAt: number; extensions: number },
+    entry: {
+      value: string;
+      labels: Record<string, string>;
+      acquiredAt: number;
+      extensions: number;
+    },
     ttlMs: number,
   ): Promise<void> {
-    const fields = { ...entry, labels: JSON.stringify(entry.labels), acquiredAt: String(entry.acquiredAt), extensions: String(entry.extensions) };
-    await Promise.all(this.clients.map((client) => client.multi().hset(`redlock:owner:${key}`, fields).pexpire(`redlock:owner:${key}`, ttlMs).exec()));
+    const fields = {
+      ...entry,
+      labels: JSON.stringify(entry.labels),
+      acquiredAt: String(entry.acquiredAt),
+      extensions: String(entry.extensions),
+    };
+    await Promise.all(
+      this.clients.map((client) =>
+        client
+          .multi()
+          .hset(`redlock:owner:${key}`, fields)
+          .pexpire(`redlock:owner:${key}`, ttlMs)
+          .exec(),
+      ),
+    );
   }
 
   /** A contender registered as waiting for `key` (`redlock:waiters:<key>`), on every node, until `expiresAtMs`. */
-  async putWaiter(key: string, waiter: { id: string; labels: Record<string, string>; since: number }, expiresAtMs: number): Promise<void> {
+  async putWaiter(
+    key: string,
+    waiter: { id: string; labels: Record<string, string>; since: number },
+    expiresAtMs: number,
+  ): Promise<void> {
     const waitersKey = `redlock:waiters:${key}`;
     await Promise.all(
       this.clients.map((client) =>
-        client.multi().zadd(waitersKey, expiresAtMs, JSON.stringify(waiter)).pexpire(waitersKey, Math.max(1, expiresAtMs - Date.now())).exec(),
+        client
+          .multi()
+          .zadd(waitersKey, expiresAtMs, JSON.stringify(waiter))
+          .pexpire(waitersKey, Math.max(1, expiresAtMs - Date.now()))
+          .exec(),
       ),
     );
   }
 
   /** Deletes the keys and the owner entries and waiters the library keeps beside them. */
   async deleteWithOwnership(...keys: string[]): Promise<void> {
-    await this.deleteEverywhere(...keys.flatMap((key) => [key, `redlock:owner:${key}`, `redlock:waiters:${key}`]));
+    await this.deleteEverywhere(
+      ...keys.flatMap((key) => [key, `redlock:owner:${key}`, `redlock:waiters:${key}`]),
+    );
   }
 
   async deleteEverywhere(...keys: string[]): Promise<void> {

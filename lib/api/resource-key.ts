@@ -20,5 +20,7 @@ export function utf8ToBase64Url(text: string): string {
 /** The key's base64url when it must be addressed by bytes; undefined when its name will do. */
 export function keyParamFor(resource: string, resourceBase64?: string): string | undefined {
   if (resourceBase64) return base64ToBase64Url(resourceBase64);
-  return encodeURIComponent(resource).length > MAX_PATH_NAME_CHARS ? utf8ToBase64Url(resource) : undefined;
+  return encodeURIComponent(resource).length > MAX_PATH_NAME_CHARS
+    ? utf8ToBase64Url(resource)
+    : undefined;
 }

@@ -80,7 +80,11 @@ export function installHttpServerHooks(): void {
       } else if (event === "clientError") {
         const [error, socket] = args as [NodeJS.ErrnoException, Duplex];
         // Timeouts and resets have no one left to answer; Node closes those sockets itself.
-        if (socket.writable && error.code !== "ECONNRESET" && error.code !== "ERR_HTTP_REQUEST_TIMEOUT") {
+        if (
+          socket.writable &&
+          error.code !== "ECONNRESET" &&
+          error.code !== "ERR_HTTP_REQUEST_TIMEOUT"
+        ) {
           socket.end(parseErrorResponse(error.code));
           return true;
         }

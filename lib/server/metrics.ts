@@ -126,7 +126,14 @@ function defineMetrics(registry: Registry) {
 
 /** Ownership figures of one snapshot: ages in seconds at the snapshot's clock. */
 function ownershipFigures(snapshot: Snapshot) {
-  const figures = { oldestAgeS: 0, longHeld: 0, noTtl: 0, waiters: 0, oldestWaitS: 0, longWaits: 0 };
+  const figures = {
+    oldestAgeS: 0,
+    longHeld: 0,
+    noTtl: 0,
+    waiters: 0,
+    oldestWaitS: 0,
+    longWaits: 0,
+  };
   const secondsSince = (epochMs: number) => Math.max(0, (snapshot.serverTime - epochMs) / 1000);
   for (const { row } of snapshot.rows) {
     if (row.heldSince !== null)

@@ -41,8 +41,16 @@ describe("nodePoints", () => {
   it("puts each node's median under its id and leaves out nodes that did not answer", () => {
     const points = nodePoints(
       [
-        { nodeId: "node-1", address: "a:1", samples: [{ at: 100, latencyMs: 2, vote: "for", source: "probe" }] },
-        { nodeId: "node-2", address: "a:2", samples: [{ at: 200, latencyMs: null, vote: "against", source: "probe" }] },
+        {
+          nodeId: "node-1",
+          address: "a:1",
+          samples: [{ at: 100, latencyMs: 2, vote: "for", source: "probe" }],
+        },
+        {
+          nodeId: "node-2",
+          address: "a:2",
+          samples: [{ at: 200, latencyMs: null, vote: "against", source: "probe" }],
+        },
       ],
       1_000,
     );

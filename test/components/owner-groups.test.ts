@@ -1,12 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { groupByLabel, labelNames, matchesOwner, parseOwnerFilter } from "@/components/owner-groups";
+import {
+  groupByLabel,
+  labelNames,
+  matchesOwner,
+  parseOwnerFilter,
+} from "@/components/owner-groups";
 import type { LockOwner } from "@/lib/api/locks";
 
 const owned = (resource: string, labels: Record<string, string>) => ({
   resource,
   owner: { kind: "labelled", labels, acquiredAt: 0, extensions: 0 } as LockOwner,
 });
-const foreign = (resource: string) => ({ resource, owner: { kind: "unknown", format: "string" } as LockOwner });
+const foreign = (resource: string) => ({
+  resource,
+  owner: { kind: "unknown", format: "string" } as LockOwner,
+});
 
 const rows = [
   owned("a", { service: "billing", host: "h1" }),
@@ -23,7 +31,8 @@ describe("owner label filter", () => {
   });
 
   it("keeps rows whose owner has the label (and value); unknown owners never match", () => {
-    const keep = (text: string) => rows.filter((row) => matchesOwner(row, parseOwnerFilter(text))).map((row) => row.resource);
+    const keep = (text: string) =>
+      rows.filter((row) => matchesOwner(row, parseOwnerFilter(text))).map((row) => row.resource);
     expect(keep("service=billing")).toEqual(["a", "d"]);
     expect(keep("host")).toEqual(["a", "d"]);
     expect(keep("")).toEqual(["a", "b", "c", "d"]);

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { sortLocks, type SortableLockRow } from "@/components/sort-locks";
 
 function row(resource: string, overrides: Partial<SortableLockRow> = {}): SortableLockRow {
-  return { resource, state: "held", quorum: 5, validUntilMs: 1_000, validityMs: 1_000, ...overrides };
+  return {
+    resource,
+    state: "held",
+    quorum: 5,
+    validUntilMs: 1_000,
+    validityMs: 1_000,
+    ...overrides,
+  };
 }
 
 describe("sortLocks", () => {
@@ -14,7 +21,11 @@ describe("sortLocks", () => {
 
   it("puts trouble first when sorting by state: conflict, partial, held", () => {
     const rows = [row("a"), row("b", { state: "partial" }), row("c", { state: "conflict" })];
-    expect(sortLocks(rows, "state", "asc").map((r) => r.state)).toEqual(["conflict", "partial", "held"]);
+    expect(sortLocks(rows, "state", "asc").map((r) => r.state)).toEqual([
+      "conflict",
+      "partial",
+      "held",
+    ]);
   });
 
   it("orders validity with no-majority rows first and never-expiring rows last", () => {
@@ -24,7 +35,12 @@ describe("sortLocks", () => {
       row("none", { validUntilMs: null, validityMs: null }),
       row("soon", { validUntilMs: 2_000 }),
     ];
-    expect(sortLocks(rows, "validity", "asc").map((r) => r.resource)).toEqual(["none", "soon", "late", "never"]);
+    expect(sortLocks(rows, "validity", "asc").map((r) => r.resource)).toEqual([
+      "none",
+      "soon",
+      "late",
+      "never",
+    ]);
   });
 
   it("breaks ties by resource name so the order is stable across polls", () => {
@@ -41,13 +57,29 @@ describe("sortLocks", () => {
 
 describe("sortLocks by ownership", () => {
   it("orders by time held, shortest first, with unknown ages last", () => {
-    const rows = [row("old", { heldSince: 1_000 }), row("foreign", { heldSince: null }), row("new", { heldSince: 5_000 })];
-    expect(sortLocks(rows, "held", "asc").map((r) => r.resource)).toEqual(["new", "old", "foreign"]);
-    expect(sortLocks(rows, "held", "desc").map((r) => r.resource)).toEqual(["foreign", "old", "new"]);
+    const rows = [
+      row("old", { heldSince: 1_000 }),
+      row("foreign", { heldSince: null }),
+      row("new", { heldSince: 5_000 }),
+    ];
+    expect(sortLocks(rows, "held", "asc").map((r) => r.resource)).toEqual([
+      "new",
+      "old",
+      "foreign",
+    ]);
+    expect(sortLocks(rows, "held", "desc").map((r) => r.resource)).toEqual([
+      "foreign",
+      "old",
+      "new",
+    ]);
   });
 
   it("orders by waiter count", () => {
-    const rows = [row("a", { waiters: { count: 3 } }), row("b", { waiters: { count: 0 } }), row("c", { waiters: { count: 1 } })];
+    const rows = [
+      row("a", { waiters: { count: 3 } }),
+      row("b", { waiters: { count: 0 } }),
+      row("c", { waiters: { count: 1 } }),
+    ];
     expect(sortLocks(rows, "waiters", "desc").map((r) => r.resource)).toEqual(["a", "c", "b"]);
   });
 });

@@ -18,7 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sharedUrls } from "../cluster";
+import { sharedUrls } from "../masters";
 
 const run = promisify(execFile);
 const REPO = path.resolve(import.meta.dirname, "../..");

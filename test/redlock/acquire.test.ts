@@ -7,7 +7,7 @@ import Redlock, {
   ResourceLockedError,
   type OperationEvent,
 } from "@redlock-console/redlock";
-import { connect, disconnect, sharedUrls } from "../cluster";
+import { connect, disconnect, sharedUrls } from "../masters";
 import { lockClients } from "../lock-clients";
 
 let clients: Redis[];

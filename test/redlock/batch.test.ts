@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Redlock, { ExecutionError, Lock } from "@redlock-console/redlock";
-import { connect, disconnect, usePrivateMasters } from "../cluster";
+import { connect, disconnect, usePrivateMasters } from "../masters";
 
 // Counts EVALSHA/EVAL calls per node and flushes script caches, so it uses masters of its own.
 const { masters } = usePrivateMasters(5);

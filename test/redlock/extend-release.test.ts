@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Redlock, { type Client, ExecutionError, Lock } from "@redlock-console/redlock";
-import { connect, disconnect, sharedUrls, sleep } from "../cluster";
+import { connect, disconnect, sharedUrls, sleep } from "../masters";
 import { lockClients } from "../lock-clients";
 
 let clients: Redis[];

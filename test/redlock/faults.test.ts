@@ -7,7 +7,7 @@ import Redlock, {
   NodeTimeoutError,
   NodeUnavailableError,
 } from "@redlock-console/redlock";
-import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
+import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import { clientKind, lockClients } from "../lock-clients";
 
 // These tests pause real redis-server processes (SIGSTOP), so they use masters of their own.

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import Redlock from "@redlock-console/redlock";
-import { connect, disconnect, sharedUrls, sleep } from "../cluster";
+import { connect, disconnect, sharedUrls, sleep } from "../masters";
 
 const WAKE = { wakeOnRelease: true }; // opt-in
 let clients: Redis[];

@@ -14,7 +14,7 @@ import Redlock, {
   type ResourceInspection,
 } from "@redlock-console/redlock";
 import { lockClients } from "../lock-clients";
-import { connect, disconnect, usePrivateMasters } from "../cluster";
+import { connect, disconnect, usePrivateMasters } from "../masters";
 
 const { masters } = usePrivateMasters(5);
 let clients: Redis[];

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import NodeRedlock from "redlock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Redlock, { type Client, ResourceLockedError } from "@redlock-console/redlock";
-import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
+import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import { lockClients } from "../lock-clients";
 
 // Side by side with node-redlock on the same masters; a node is paused mid-run, so masters are private.

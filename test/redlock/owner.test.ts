@@ -8,7 +8,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Redlock, { type Client, OWNER_LABELS_MAX_BYTES, ownerKey } from "@redlock-console/redlock";
 import { lockClients } from "../lock-clients";
-import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
+import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 
 const { masters } = usePrivateMasters(3);
 let clients: Redis[];

@@ -8,7 +8,7 @@ import {
 import Redlock, { ExecutionError } from "@redlock-console/redlock";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { connect, disconnect, sharedUrls } from "../cluster";
+import { connect, disconnect, sharedUrls } from "../masters";
 import { lockClients } from "../lock-clients";
 
 const exporter = new InMemorySpanExporter();

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Redlock, { type Client, type OperationEvent } from "@redlock-console/redlock";
-import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
+import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import { lockClients } from "../lock-clients";
 
 const cluster = usePrivateMasters(3);

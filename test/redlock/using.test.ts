@@ -6,7 +6,7 @@ import Redlock, {
   ExecutionError,
   type RedlockAbortSignal,
 } from "@redlock-console/redlock";
-import { connect, disconnect, sharedUrls, sleep } from "../cluster";
+import { connect, disconnect, sharedUrls, sleep } from "../masters";
 import { lockClients } from "../lock-clients";
 
 let clients: Redis[];

@@ -13,7 +13,7 @@ import Redlock, {
   type WaiterInfo,
 } from "@redlock-console/redlock";
 import { lockClients } from "../lock-clients";
-import { connect, disconnect, sharedUrls, sleep } from "../cluster";
+import { connect, disconnect, sharedUrls, sleep } from "../masters";
 
 let clients: Redis[];
 let lockers: Client[];

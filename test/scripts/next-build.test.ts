@@ -21,7 +21,14 @@ beforeEach(() => {
   writeFileSync(file("app/page.tsx"), "page");
   writeFileSync(file("app/locks/page.tsx"), "page");
   writeFileSync(file("package.json"), "{}");
-  for (const entry of ["app/page.tsx", "app/locks/page.tsx", "app/locks", "app/node_modules", "app", "package.json"])
+  for (const entry of [
+    "app/page.tsx",
+    "app/locks/page.tsx",
+    "app/locks",
+    "app/node_modules",
+    "app",
+    "package.json",
+  ])
     age(entry, 60);
   writeFileSync(file(".next/BUILD_ID"), "build");
   age(".next/BUILD_ID", 30);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as audit from "@/app/api/audit/route";
 import type { AuditEntry, AuditResponse } from "@/lib/api";
 import { AUDIT_STREAM } from "@/lib/server/audit/audit-trail";
-import { connect, disconnect, usePrivateMasters } from "../cluster";
+import { connect, disconnect, usePrivateMasters } from "../masters";
 import { call, startTestConsole } from "./helpers";
 
 const run = promisify(execFile);

@@ -8,7 +8,7 @@ import { PEER_ADDRESS_HEADER } from "@/lib/server/auth/client-info";
 import type { ConsoleConfig } from "@/lib/server/config";
 import { createConsole } from "@/lib/server/console";
 import { logout } from "@/lib/server/session";
-import { sharedUrls } from "../cluster";
+import { sharedUrls } from "../masters";
 import { ADMIN_TOKEN, buildRequest, call, startTestConsole, type TestConsole } from "./helpers";
 
 let tc: TestConsole | undefined;
@@ -154,7 +154,9 @@ describe("hardening of credentials (issue 11)", () => {
       expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
     }
     expect((await login(ADMIN_TOKEN, peer("203.0.113.20"))).status).toBe(429);
-    expect((await call(nodesRoute.GET, "/api/nodes", { headers: peer("203.0.113.21") })).status).toBe(200);
+    expect(
+      (await call(nodesRoute.GET, "/api/nodes", { headers: peer("203.0.113.21") })).status,
+    ).toBe(200);
   });
 
   it("never lets anonymous clients lock the admin out: 50 guessing addresses, the admin still logs in", async () => {
@@ -170,7 +172,10 @@ describe("hardening of credentials (issue 11)", () => {
     open();
     for (let attempt = 0; attempt < 10; attempt += 1)
       await login("wrong", { ...peer("203.0.113.30"), "x-forwarded-for": `10.9.0.${attempt}` });
-    const forged = await login(ADMIN_TOKEN, { ...peer("203.0.113.30"), "x-forwarded-for": "10.9.9.9" });
+    const forged = await login(ADMIN_TOKEN, {
+      ...peer("203.0.113.30"),
+      "x-forwarded-for": "10.9.9.9",
+    });
     expect(forged.status).toBe(429);
     await tc!.close();
 
@@ -178,8 +183,12 @@ describe("hardening of credentials (issue 11)", () => {
     // Behind a trusted proxy every request comes from the proxy: its last hop names the client.
     for (let attempt = 0; attempt < 10; attempt += 1)
       await login("wrong", { ...peer("10.0.0.1"), "x-forwarded-for": "forged, 203.0.113.31" });
-    expect((await login(ADMIN_TOKEN, { ...peer("10.0.0.1"), "x-forwarded-for": "203.0.113.31" })).status).toBe(429);
-    expect((await login(ADMIN_TOKEN, { ...peer("10.0.0.1"), "x-forwarded-for": "203.0.113.32" })).status).toBe(200);
+    expect(
+      (await login(ADMIN_TOKEN, { ...peer("10.0.0.1"), "x-forwarded-for": "203.0.113.31" })).status,
+    ).toBe(429);
+    expect(
+      (await login(ADMIN_TOKEN, { ...peer("10.0.0.1"), "x-forwarded-for": "203.0.113.32" })).status,
+    ).toBe(200);
   });
 
   it("labels bearer actions 'token' in the audit trail, with nothing derived from the token", async () => {
@@ -199,12 +208,16 @@ describe("hardening of credentials (issue 11)", () => {
     await login("wrong-login", peer(client));
     await call(nodesRoute.GET, "/api/nodes", { token: "wrong-bearer", headers: peer(client) });
     await call(nodesRoute.GET, "/api/nodes", { token: "wrong-bearer", headers: peer(client) });
-    const metrics = await ctx.metrics.registry.getSingleMetricAsString("redlock_console_auth_failures_total");
+    const metrics = await ctx.metrics.registry.getSingleMetricAsString(
+      "redlock_console_auth_failures_total",
+    );
     expect(metrics).toContain('redlock_console_auth_failures_total{kind="login"} 1');
     expect(metrics).toContain('redlock_console_auth_failures_total{kind="bearer"} 2');
     await vi.waitFor(async () => {
       const { entries } = await ctx.audit.read(200);
-      const mine = entries.filter((entry) => entry.action === "auth-failure" && entry.clientIp === client);
+      const mine = entries.filter(
+        (entry) => entry.action === "auth-failure" && entry.clientIp === client,
+      );
       expect(mine).toHaveLength(1);
       expect(mine[0]).toMatchObject({ outcome: "failure", actor: "anonymous" });
     });
@@ -213,7 +226,11 @@ describe("hardening of credentials (issue 11)", () => {
   it("keeps a logout across a console restart and on another replica (revocations on the nodes)", async () => {
     open();
     const cookie = cookieOf((await login()).headers.get("set-cookie"));
-    const out = await call(session.DELETE, "/api/session", { method: "DELETE", token: null, cookie });
+    const out = await call(session.DELETE, "/api/session", {
+      method: "DELETE",
+      token: null,
+      cookie,
+    });
     expect(out.status).toBe(200);
     await tc!.close();
 
@@ -225,11 +242,17 @@ describe("hardening of credentials (issue 11)", () => {
     const second = cookieOf((await login()).headers.get("set-cookie"));
     const replica = createConsole(tc!.ctx.config);
     try {
-      await logout(replica, buildRequest("/api/session", { method: "DELETE", token: null, cookie: second }));
+      await logout(
+        replica,
+        buildRequest("/api/session", { method: "DELETE", token: null, cookie: second }),
+      );
     } finally {
       await replica.close();
     }
-    const after = await call<SessionResponse>(session.GET, "/api/session", { token: null, cookie: second });
+    const after = await call<SessionResponse>(session.GET, "/api/session", {
+      token: null,
+      cookie: second,
+    });
     expect(after.body.authenticated).toBe(false);
   });
 
@@ -237,10 +260,16 @@ describe("hardening of credentials (issue 11)", () => {
     open({ readLimitPerS: 1 });
     const statuses: number[] = [];
     for (let index = 0; index < 12; index += 1)
-      statuses.push((await call(nodesRoute.GET, "/api/nodes", { headers: peer("203.0.113.50") })).status);
+      statuses.push(
+        (await call(nodesRoute.GET, "/api/nodes", { headers: peer("203.0.113.50") })).status,
+      );
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(200));
     expect(statuses.at(-1)).toBe(429);
-    expect((await call(nodesRoute.GET, "/api/nodes", { headers: peer("203.0.113.51") })).status).toBe(200);
-    expect((await call(health.GET, "/api/health", { headers: peer("203.0.113.50") })).status).toBe(200);
+    expect(
+      (await call(nodesRoute.GET, "/api/nodes", { headers: peer("203.0.113.51") })).status,
+    ).toBe(200);
+    expect((await call(health.GET, "/api/health", { headers: peer("203.0.113.50") })).status).toBe(
+      200,
+    );
   });
 });

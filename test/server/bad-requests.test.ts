@@ -16,7 +16,7 @@ import * as release from "@/app/api/locks/release/route";
 import * as locks from "@/app/api/locks/route";
 import * as session from "@/app/api/session/route";
 import type { ErrorBody } from "@/lib/api";
-import { connect, disconnect, usePrivateMasters } from "../cluster";
+import { connect, disconnect, usePrivateMasters } from "../masters";
 import { buildRequest, startTestConsole, type CallOptions, type TestConsole } from "./helpers";
 
 const masters = usePrivateMasters(5);
@@ -84,7 +84,11 @@ const cases: Case[] = [
     "force-release a key over 8 KiB by base64",
     forceRelease.POST,
     "/api/locks/force-release",
-    json({ resourceBase64: Buffer.from(overBound).toString("base64"), force: true, reason: "too long key" }),
+    json({
+      resourceBase64: Buffer.from(overBound).toString("base64"),
+      force: true,
+      reason: "too long key",
+    }),
     400,
     "invalid_request",
   ],

@@ -10,7 +10,7 @@ import * as locks from "@/app/api/locks/route";
 import type { ErrorBody } from "@/lib/api";
 import { setDefaultConsole } from "@/lib/server/default-console";
 import type { ConsoleContext } from "@/lib/server/console";
-import { connect, disconnect, sharedUrls } from "../cluster";
+import { connect, disconnect, sharedUrls } from "../masters";
 import { ADMIN_TOKEN, call } from "./helpers";
 
 let ctx: ConsoleContext;

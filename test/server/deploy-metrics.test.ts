@@ -7,14 +7,28 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as metrics from "@/app/api/metrics/route";
-import { sharedUrls } from "../cluster";
+import { sharedUrls } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
 const RULES = "deploy/prometheus/alerts.yml";
 const DASHBOARD = "deploy/grafana/redlock-console.json";
 /** Series Prometheus makes itself for every target. */
 const PROMETHEUS_OWN = new Set(["up"]);
-const KEYWORDS = new Set(["by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless", "bool", "offset", "inf", "nan"]);
+const KEYWORDS = new Set([
+  "by",
+  "without",
+  "on",
+  "ignoring",
+  "group_left",
+  "group_right",
+  "and",
+  "or",
+  "unless",
+  "bool",
+  "offset",
+  "inf",
+  "nan",
+]);
 
 /** Metric names in a PromQL expression: identifiers that are not functions, keywords, labels or literals. */
 function metricNamesIn(expr: string): string[] {
@@ -50,11 +64,17 @@ function dashboardExpressions(): string[] {
     templating: { list: { query?: unknown }[] };
   };
   const fromPanels = (panels: Panel[]): string[] =>
-    panels.flatMap((panel) => [...(panel.targets ?? []).map((target) => target.expr), ...fromPanels(panel.panels ?? [])]);
+    panels.flatMap((panel) => [
+      ...(panel.targets ?? []).map((target) => target.expr),
+      ...fromPanels(panel.panels ?? []),
+    ]);
   const queries = dashboard.templating.list
     .map((variable) => variable.query)
     .filter((query): query is string => typeof query === "string" && query.includes("("));
-  return [...fromPanels(dashboard.panels), ...queries.map((query) => query.replace(/^label_values\((.*),\s*\w+\)$/, "$1"))];
+  return [
+    ...fromPanels(dashboard.panels),
+    ...queries.map((query) => query.replace(/^label_values\((.*),\s*\w+\)$/, "$1")),
+  ];
 }
 
 let tc: TestConsole;
@@ -67,7 +87,8 @@ beforeAll(async () => {
   exported = new Set();
   for (const [, name, type] of scrape.text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
     exported.add(name!);
-    if (type === "histogram") for (const suffix of ["_bucket", "_sum", "_count"]) exported.add(`${name}${suffix}`);
+    if (type === "histogram")
+      for (const suffix of ["_bucket", "_sum", "_count"]) exported.add(`${name}${suffix}`);
   }
 });
 
@@ -84,14 +105,20 @@ describe("shipped Prometheus rules and Grafana dashboard", () => {
   });
 
   it("finds metric names in PromQL, not functions, labels or variables", () => {
-    expect(metricNamesIn('histogram_quantile(0.99, sum by (le, node) (rate(a_bucket{node=~"x"}[$__rate_interval])))')).toEqual(["a_bucket"]);
+    expect(
+      metricNamesIn(
+        'histogram_quantile(0.99, sum by (le, node) (rate(a_bucket{node=~"x"}[$__rate_interval])))',
+      ),
+    ).toEqual(["a_bucket"]);
     expect(metricNamesIn("b < c and on() d offset 5m")).toEqual(["b", "c", "d"]);
   });
 
   it("name only metrics the console exports", () => {
     const used = [...ruleExpressions(), ...dashboardExpressions()].flatMap(metricNamesIn);
     expect(used.length).toBeGreaterThan(20);
-    const unknown = [...new Set(used)].filter((name) => !exported.has(name) && !PROMETHEUS_OWN.has(name));
+    const unknown = [...new Set(used)].filter(
+      (name) => !exported.has(name) && !PROMETHEUS_OWN.has(name),
+    );
     expect(unknown).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import * as lockRoute from "@/app/api/locks/[...resource]/route";
 import * as locks from "@/app/api/locks/route";
 import type { LockResponse, LocksResponse } from "@/lib/api";
 import Redlock, { fenceKey } from "@redlock-console/redlock";
-import { connect, disconnect, sharedUrls } from "../cluster";
+import { connect, disconnect, sharedUrls } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
 let tc: TestConsole;

@@ -6,7 +6,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as forceRelease from "@/app/api/locks/force-release/route";
 import type { ForceReleaseResponse } from "@/lib/api";
-import { connect, disconnect, usePrivateMasters } from "../cluster";
+import { connect, disconnect, usePrivateMasters } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
 const PAUSED = 4;
@@ -47,14 +47,18 @@ describe("force-release during a node pause", () => {
         const { entries } = await tc.ctx.audit.read(50);
         const first = entries.find((entry) => entry.id === auditId);
         expect(first?.detail).toContain("no answer in time from node-5");
-        const followUp = entries.find((entry) => entry.detail.startsWith(`follow-up of ${auditId}`));
+        const followUp = entries.find((entry) =>
+          entry.detail.startsWith(`follow-up of ${auditId}`),
+        );
         expect(followUp).toMatchObject({
           action: "force-release",
           resources: ["paused-lock"],
           reason: "node-5 hung, cleanup",
           outcome: "success",
         });
-        expect(followUp!.detail).toContain("node-5: the queued delete ran late and deleted the lock");
+        expect(followUp!.detail).toContain(
+          "node-5: the queued delete ran late and deleted the lock",
+        );
       },
       { timeout: 20_000, interval: 200 },
     );

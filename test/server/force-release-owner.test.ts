@@ -8,7 +8,7 @@ import * as forceRelease from "@/app/api/locks/force-release/route";
 import * as lockRoute from "@/app/api/locks/[...resource]/route";
 import * as locks from "@/app/api/locks/route";
 import type { ForceReleaseResponse, LockGrantResponse, LockResponse } from "@/lib/api";
-import { connect, disconnect, sharedUrls } from "../cluster";
+import { connect, disconnect, sharedUrls } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
 let tc: TestConsole;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as extend from "@/app/api/locks/extend/route";
 import * as release from "@/app/api/locks/release/route";
 import type { ErrorBody, ReleaseResponse } from "@/lib/api";
-import { connect, disconnect, sharedUrls } from "../cluster";
+import { connect, disconnect, sharedUrls } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
 let tc: TestConsole;

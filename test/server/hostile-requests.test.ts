@@ -20,7 +20,7 @@ import {
 } from "@/lib/api";
 import { installHttpServerHooks } from "@/lib/server/http-server-hooks";
 import { proxy } from "@/proxy";
-import { connect, disconnect, sharedUrls } from "../cluster";
+import { connect, disconnect, sharedUrls } from "../masters";
 import { ADMIN_TOKEN, ORIGIN, call, startTestConsole, type TestConsole } from "./helpers";
 
 let tc: TestConsole;
@@ -52,16 +52,21 @@ describe("odd requests", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        http
-          .request({ port, host: "127.0.0.1", method: "TRACE", path: "/api/locks" }, (response) => {
-            let text = "";
-            response.on("data", (chunk) => (text += chunk));
-            response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
-          })
-          .on("error", reject)
-          .end();
-      });
+      const { status, text } = await new Promise<{ status: number; text: string }>(
+        (resolve, reject) => {
+          http
+            .request(
+              { port, host: "127.0.0.1", method: "TRACE", path: "/api/locks" },
+              (response) => {
+                let text = "";
+                response.on("data", (chunk) => (text += chunk));
+                response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
+              },
+            )
+            .on("error", reject)
+            .end();
+        },
+      );
       expect(status).toBe(405);
       expect(JSON.parse(text)).toMatchObject({ error: { code: "method_not_allowed" } });
     } finally {
@@ -81,7 +86,9 @@ describe("odd requests", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const response = await fetch(`http://127.0.0.1:${port}/api/locks?match=${"a".repeat(60_000)}`);
+      const response = await fetch(
+        `http://127.0.0.1:${port}/api/locks?match=${"a".repeat(60_000)}`,
+      );
       expect(response.status).toBe(431);
       expect(response.headers.get("content-type")).toBe("application/json");
       expect(await response.json()).toMatchObject({ error: { code: "invalid_request" } });
@@ -100,7 +107,9 @@ describe("odd requests", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      await fetch(`http://127.0.0.1:${port}/`, { headers: { "x-redlock-console-peer": "6.6.6.6" } });
+      await fetch(`http://127.0.0.1:${port}/`, {
+        headers: { "x-redlock-console-peer": "6.6.6.6" },
+      });
       expect(seen).toBe("127.0.0.1");
     } finally {
       server.close();
@@ -117,7 +126,11 @@ describe("odd requests", () => {
     const response = await locks.POST(
       new Request(`${ORIGIN}/api/locks`, {
         method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, origin: ORIGIN, "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+          origin: ORIGIN,
+          "content-type": "application/json",
+        },
         body,
       }),
     );
@@ -137,9 +150,17 @@ describe("keys the list shows can be opened and force-released", () => {
     const base64Url = key.toString("base64url");
     const one = await call<LockResponse>(lockRoute.GET, `/api/locks/${base64Url}?encoding=base64`);
     expect(one.body.lock).toMatchObject({ state: "held", value: "n".repeat(40) });
-    const released = await call<ForceReleaseResponse>(forceRelease.POST, "/api/locks/force-release", {
-      body: { resourceBase64: row.resourceBase64, expectedValue: "n".repeat(40), reason: "not utf-8" },
-    });
+    const released = await call<ForceReleaseResponse>(
+      forceRelease.POST,
+      "/api/locks/force-release",
+      {
+        body: {
+          resourceBase64: row.resourceBase64,
+          expectedValue: "n".repeat(40),
+          reason: "not utf-8",
+        },
+      },
+    );
     expect(released.body.deletedCount).toBe(5);
   });
 
@@ -154,9 +175,13 @@ describe("keys the list shows can be opened and force-released", () => {
       `/api/locks/${Buffer.from(key).toString("base64url")}?encoding=base64`,
     );
     expect(byBytes.body.lock?.value).toBe("l".repeat(40));
-    const released = await call<ForceReleaseResponse>(forceRelease.POST, "/api/locks/force-release", {
-      body: { resource: key, expectedValue: "l".repeat(40), reason: "long key" },
-    });
+    const released = await call<ForceReleaseResponse>(
+      forceRelease.POST,
+      "/api/locks/force-release",
+      {
+        body: { resource: key, expectedValue: "l".repeat(40), reason: "long key" },
+      },
+    );
     expect(released.body.deletedCount).toBe(5);
   });
 });

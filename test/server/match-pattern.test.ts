@@ -24,7 +24,8 @@ function referenceMatch(glob: string, text: string): boolean {
 // 83-character names, like the issue's 50,000 locks of ~87 characters.
 const names = Array.from(
   { length: 50_000 },
-  (_, index) => `service:orders:region-eu-west-1:tenant-${index}:${"k".repeat(30)}:${index.toString(36)}`,
+  (_, index) =>
+    `service:orders:region-eu-west-1:tenant-${index}:${"k".repeat(30)}:${index.toString(36)}`,
 );
 
 function bestOfThreeMs(run: () => void): number {
@@ -41,7 +42,7 @@ describe("the match glob", () => {
   it("agrees with a reference matcher on random patterns of * ? and literals, short and over 32 tokens", () => {
     const alphabet = ["a", "b", "*", "?", "\\*"];
     let seed = 42;
-    const random = (below: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % below);
+    const random = (below: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % below;
     for (let round = 0; round < 3_000; round += 1) {
       const patternLength = round % 10 === 0 ? 33 + random(30) : random(8);
       const glob = Array.from({ length: patternLength }, () => alphabet[random(5)]).join("");
@@ -64,7 +65,9 @@ describe("the match glob", () => {
     const plain = compileGlob("*X");
     const hostileMs = bestOfThreeMs(() => names.forEach((name) => hostile(name)));
     const plainMs = bestOfThreeMs(() => names.forEach((name) => plain(name)));
-    console.log(`50,000 keys: '*'+40'?'+'X' ${hostileMs.toFixed(0)} ms, '*X' ${plainMs.toFixed(0)} ms`);
+    console.log(
+      `50,000 keys: '*'+40'?'+'X' ${hostileMs.toFixed(0)} ms, '*X' ${plainMs.toFixed(0)} ms`,
+    );
     // Two bit words instead of one; the backtracking matcher took ~40 times longer.
     expect(hostileMs).toBeLessThan(plainMs * 6 + 20);
   });
@@ -72,9 +75,7 @@ describe("the match glob", () => {
   it("matches a long literal against a 200,000-character key in linear time", () => {
     const key = "a".repeat(200_000);
     const elapsedMs = bestOfThreeMs(() => globMatch(`*${"a".repeat(254)}b`, key));
-    expect(elapsedMs).toBeLessThan(
-      bestOfThreeMs(() => globMatch("*b", key)) * 20 + 20,
-    );
+    expect(elapsedMs).toBeLessThan(bestOfThreeMs(() => globMatch("*b", key)) * 20 + 20);
   });
 });
 
@@ -99,7 +100,9 @@ describe("filtering a 50,000-lock snapshot", () => {
   const snapshot: Snapshot = {
     serverTime: Date.now(),
     scanMs: 1,
-    rows: names.map((name) => ({ sortKey: name, row: row(name) })).sort((a, b) => (a.sortKey < b.sortKey ? -1 : 1)),
+    rows: names
+      .map((name) => ({ sortKey: name, row: row(name) }))
+      .sort((a, b) => (a.sortKey < b.sortKey ? -1 : 1)),
     counts: { held: names.length, partial: 0, conflict: 0 },
     unreachableNodes: [],
     truncated: false,

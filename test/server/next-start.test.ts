@@ -11,7 +11,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AuditResponse, LockGrantResponse, LocksResponse } from "@/lib/api";
 import { freePort } from "@/scripts/redis-masters";
-import { usePrivateMasters } from "../cluster";
+import { usePrivateMasters } from "../masters";
 
 const distDir = process.env.CONSOLE_SMOKE_DIST_DIR;
 const enabled = distDir !== undefined && existsSync(path.join(distDir, "BUILD_ID"));

@@ -26,7 +26,7 @@ import type {
   NodesResponse,
   ReleaseResponse,
 } from "@/lib/api";
-import { connect, disconnect, usePrivateMasters } from "../cluster";
+import { connect, disconnect, usePrivateMasters } from "../masters";
 import { call, startTestConsole, type CallOptions, type TestConsole } from "./helpers";
 
 const NODE_TIMEOUT_MS = 300;

@@ -9,7 +9,7 @@ import * as lockRoute from "@/app/api/locks/[...resource]/route";
 import * as locks from "@/app/api/locks/route";
 import * as metrics from "@/app/api/metrics/route";
 import type { LockResponse, LockRow, LocksResponse } from "@/lib/api";
-import { connect, disconnect, sharedUrls } from "../cluster";
+import { connect, disconnect, sharedUrls } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
 const LONG_WAIT_MS = 8_000;
@@ -52,7 +52,11 @@ async function putOwner(
 
 /** A waiter as a contender registers it: member JSON, score = when its wait ends. */
 async function putWaiter(name: string, id: string, sinceMs: number, expiresAtMs: number, on = ALL) {
-  const member = JSON.stringify({ id, labels: { service: "worker", pid: id.slice(0, 4) }, since: sinceMs });
+  const member = JSON.stringify({
+    id,
+    labels: { service: "worker", pid: id.slice(0, 4) },
+    since: sinceMs,
+  });
   await Promise.all(
     on.map(async (index) => {
       await nodes[index]!.zadd(`redlock:waiters:${key(name)}`, expiresAtMs, member);
@@ -70,7 +74,10 @@ async function snapshotRow(name: string): Promise<LockRow> {
 }
 
 async function detail(name: string): Promise<LockResponse> {
-  const response = await call<LockResponse>(lockRoute.GET, `/api/locks/${encodeURIComponent(key(name))}`);
+  const response = await call<LockResponse>(
+    lockRoute.GET,
+    `/api/locks/${encodeURIComponent(key(name))}`,
+  );
   expect(response.status).toBe(200);
   return response.body;
 }
@@ -82,8 +89,16 @@ beforeAll(async () => {
   const labels = { service: "billing", host: "worker-7", pid: "4242" };
   await putLock("owned", hex("a"));
   // One node missed the last extend: the row shows the entry extended most.
-  await putOwner("owned", { value: hex("a"), labels, acquiredAt: nowMs - 2_000, extensions: 2 }, [0, 1, 2, 3]);
-  await putOwner("owned", { value: hex("a"), labels, acquiredAt: nowMs - 2_000, extensions: 1 }, [4]);
+  await putOwner(
+    "owned",
+    { value: hex("a"), labels, acquiredAt: nowMs - 2_000, extensions: 2 },
+    [0, 1, 2, 3],
+  );
+  await putOwner(
+    "owned",
+    { value: hex("a"), labels, acquiredAt: nowMs - 2_000, extensions: 1 },
+    [4],
+  );
   await putWaiter("owned", "00000000000000a1", nowMs - 5_000, nowMs + 30_000);
   await putWaiter("owned", "00000000000000a2", nowMs - 1_000, nowMs + 30_000, [0, 1, 2]);
   // Its wait ended long ago: readers ignore it, however old its `since`.
@@ -94,7 +109,12 @@ beforeAll(async () => {
   await putOwner("foreign", { value: hex("c"), labels, acquiredAt: nowMs - 1_000, extensions: 0 });
 
   await putLock("old", hex("d"));
-  await putOwner("old", { value: hex("d"), labels: { service: "reports" }, acquiredAt: nowMs - 600_000, extensions: 40 });
+  await putOwner("old", {
+    value: hex("d"),
+    labels: { service: "reports" },
+    acquiredAt: nowMs - 600_000,
+    extensions: 40,
+  });
   await putLock("forever", hex("e"), ALL, null);
   for (const index of [0, 1, 2]) {
     await nodes[index]!.hset(key("redisson"), "8c2f6a3e-1111-2222-3333-444455556666:57", "1");
@@ -154,7 +174,9 @@ describe("owner entries in the snapshot", () => {
     expect((await snapshotRow("old")).flags).toEqual(["long-held"]);
     expect((await snapshotRow("forever")).flags).toEqual(["no-ttl"]);
     // The oldest waiter of "owned" has waited 5 s at first: flagged once it passes LONG_WAIT_MS.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, nowMs - 5_000 + LONG_WAIT_MS + 50 - Date.now())));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, nowMs - 5_000 + LONG_WAIT_MS + 50 - Date.now())),
+    );
     expect((await snapshotRow("owned")).flags).toEqual(["long-wait"]);
   });
 
@@ -168,7 +190,9 @@ describe("owner and waiters of one lock", () => {
   it("lists the owner per node and the waiters merged across nodes, longest waiting first", async () => {
     const body = await detail("owned");
     expect(body.lock?.owner).toMatchObject({ kind: "labelled", extensions: 2 });
-    expect(body.lock?.nodes.map((node) => node.owner?.labels.service)).toEqual(Array(5).fill("billing"));
+    expect(body.lock?.nodes.map((node) => node.owner?.labels.service)).toEqual(
+      Array(5).fill("billing"),
+    );
     expect(body.lock?.waiterList).toEqual([
       {
         id: "00000000000000a1",

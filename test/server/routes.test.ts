@@ -19,7 +19,7 @@ import type {
   NodesResponse,
   ReleaseResponse,
 } from "@/lib/api";
-import { connect, disconnect, sharedUrls } from "../cluster";
+import { connect, disconnect, sharedUrls } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
 let tc: TestConsole;
@@ -224,9 +224,7 @@ describe("latency, audit and metrics", () => {
     expect(forced.find((entry) => entry.reason === "stale view")?.detail).toContain(
       "value_changed",
     );
-    expect(
-      mine.every((entry) => entry.nodes.length === 5 && entry.actor === "token"),
-    ).toBe(true);
+    expect(mine.every((entry) => entry.nodes.length === 5 && entry.actor === "token")).toBe(true);
     const times = mine.map((entry) => entry.at);
     expect(times).toEqual([...times].sort((a, b) => b - a));
   });

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as locks from "@/app/api/locks/route";
 import type { LocksResponse } from "@/lib/api";
-import { connect, disconnect, sharedUrls } from "../cluster";
+import { connect, disconnect, sharedUrls } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
 const LOCKS = 10_000;

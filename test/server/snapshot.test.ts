@@ -4,7 +4,7 @@ import * as lockRoute from "@/app/api/locks/[...resource]/route";
 import * as extendRoute from "@/app/api/locks/extend/route";
 import * as locks from "@/app/api/locks/route";
 import type { LockResponse, LockRow, LocksResponse } from "@/lib/api";
-import { connect, disconnect, sharedUrls } from "../cluster";
+import { connect, disconnect, sharedUrls } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
 let tc: TestConsole;

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import Redlock, { type Lock } from "@redlock-console/redlock";
-import { connect, disconnect, sharedUrls } from "../cluster";
+import { connect, disconnect, sharedUrls } from "../masters";
 
 let clients: Redis[];
 let redlock: Redlock;

@@ -8,7 +8,7 @@
  * the workload keeps cycling; every other choice is random from the seed.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Masters } from "../../scripts/redis-masters";
+import type { Masters } from "@/scripts/redis-masters";
 import { between, pickOne, shuffled } from "./random";
 import type { WorkerPool } from "./worker-pool";
 

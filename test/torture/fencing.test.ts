@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import Redlock, { fenceKey } from "@redlock-console/redlock";
-import { connect, disconnect, sharedUrls, sleep, usePrivateMasters } from "../cluster";
+import { connect, disconnect, sharedUrls, sleep, usePrivateMasters } from "../masters";
 import { FencedStore } from "./fenced-store";
 import { quiet, waitAllVoting, waitFor, waitNodeStatus, waitRestartSeen } from "./support";
 

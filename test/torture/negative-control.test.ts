@@ -7,7 +7,7 @@
 import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import Redlock, { ExecutionError, NodeQuarantinedError, type Lock } from "@redlock-console/redlock";
-import { connect, disconnect, usePrivateMasters } from "../cluster";
+import { connect, disconnect, usePrivateMasters } from "../masters";
 import { checkHistory } from "./checker";
 import type { HeldEvent } from "./events";
 import { blockOn, quiet, unblock, waitAllVoting, waitNodeStatus } from "./support";

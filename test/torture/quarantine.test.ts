@@ -11,7 +11,7 @@ import Redlock, {
   type Settings,
 } from "@redlock-console/redlock";
 import { BATCH_SCRIPT } from "../../lib/redlock/batch";
-import { connect, disconnect, sleep, usePrivateMasters } from "../cluster";
+import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import { blockOn, quiet, waitAllVoting, waitNodeStatus, waitRestartSeen } from "./support";
 
 const { masters } = usePrivateMasters();

@@ -5,7 +5,7 @@
  */
 import { rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startMasters, type Masters } from "../../scripts/redis-masters";
+import { startMasters, type Masters } from "@/scripts/redis-masters";
 import { checkHistory, type CheckReport } from "./checker";
 import { FaultInjector, type FaultKind } from "./fault-injector";
 import { seededRandom } from "./random";

@@ -2,7 +2,7 @@
 import type { Redis } from "ioredis";
 import type Redlock from "@redlock-console/redlock";
 import type { NodeState } from "@redlock-console/redlock";
-import { sleep } from "../cluster";
+import { sleep } from "../masters";
 
 /** Tests restart masters on purpose: their clients' connection errors are expected, not news. */
 export const quiet = (clients: Redis[]): Redis[] =>

@@ -28,7 +28,8 @@ interface LockSummaryProps {
 }
 
 function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
-  const validUntilMs = lock.validityMs === null || lock.validityMs < 0 ? null : serverTimeMs + lock.validityMs;
+  const validUntilMs =
+    lock.validityMs === null || lock.validityMs < 0 ? null : serverTimeMs + lock.validityMs;
   return (
     <dl className={styles.summary}>
       <dt>State</dt>
@@ -37,13 +38,21 @@ function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
       </dd>
       <dt>Owner</dt>
       <dd>
-        {lock.owner.kind === "labelled" ? <OwnerLabels labels={lock.owner.labels} /> : <LockOwnerLabel owner={lock.owner} />}
+        {lock.owner.kind === "labelled" ? (
+          <OwnerLabels labels={lock.owner.labels} />
+        ) : (
+          <LockOwnerLabel owner={lock.owner} />
+        )}
       </dd>
       <dt>Held for</dt>
       <dd>
         <ElapsedSince sinceMs={lock.heldSince} label="held for" />
-        {lock.heldSince !== null && <span className="muted"> since {formatTimestamp(lock.heldSince)}</span>}
-        {lock.owner.kind === "labelled" && <span className="muted"> · extended {lock.owner.extensions}×</span>}
+        {lock.heldSince !== null && (
+          <span className="muted"> since {formatTimestamp(lock.heldSince)}</span>
+        )}
+        {lock.owner.kind === "labelled" && (
+          <span className="muted"> · extended {lock.owner.extensions}×</span>
+        )}
       </dd>
       <dt>Waiters</dt>
       <dd>
@@ -91,14 +100,24 @@ function ResourceAudit({ resource }: { resource: string }) {
     <section aria-labelledby="lock-audit-heading">
       <h2 id="lock-audit-heading">Audit entries for this resource</h2>
       {audit.error && <ErrorNotice error={audit.error} title="Audit trail unavailable" />}
-      {audit.data && entries.length === 0 && <p className="muted">No action on this resource is recorded.</p>}
-      {entries.length > 0 && <AuditTable entries={entries} label="Audit entries for this resource" />}
+      {audit.data && entries.length === 0 && (
+        <p className="muted">No action on this resource is recorded.</p>
+      )}
+      {entries.length > 0 && (
+        <AuditTable entries={entries} label="Audit entries for this resource" />
+      )}
     </section>
   );
 }
 
 /** `keyBase64Url`: set when the page was opened by the key's bytes (`?key=`), see resource-key.ts. */
-export function LockDetailClient({ resource, keyBase64Url }: { resource: string; keyBase64Url?: string }) {
+export function LockDetailClient({
+  resource,
+  keyBase64Url,
+}: {
+  resource: string;
+  keyBase64Url?: string;
+}) {
   const { data, error } = useLock(resource, keyBase64Url);
   const nodes = useNodes();
   const lock = data?.lock ?? null;
@@ -116,16 +135,23 @@ export function LockDetailClient({ resource, keyBase64Url }: { resource: string;
       {data && !lock && (
         <p className="notice notice-info">
           No node holds this resource now: it is free.
-          {data.fencingToken !== null && ` The last fencing token recorded for it is ${data.fencingToken}.`}
+          {data.fencingToken !== null &&
+            ` The last fencing token recorded for it is ${data.fencingToken}.`}
         </p>
       )}
       {data && data.unreachableNodes.length > 0 && (
-        <p className="notice notice-warn">{data.unreachableNodes.join(", ")} did not answer: their state is unknown.</p>
+        <p className="notice notice-warn">
+          {data.unreachableNodes.join(", ")} did not answer: their state is unknown.
+        </p>
       )}
       {data && lock && (
         <div className={styles.layout}>
           <section className="card" aria-label="Summary">
-            <LockSummary lock={lock} fencingToken={data.fencingToken} serverTimeMs={data.serverTime} />
+            <LockSummary
+              lock={lock}
+              fencingToken={data.fencingToken}
+              serverTimeMs={data.serverTime}
+            />
           </section>
           <section className="card" aria-labelledby="per-node-heading">
             <h2 id="per-node-heading">On each node</h2>

@@ -11,8 +11,12 @@ import { useSession } from "../../_queries/session";
 
 function forceReleaseRequest(lock: LockRow, reason: string, force: boolean): ForceReleaseRequest {
   // A key that is not valid UTF-8 is named by its exact bytes.
-  const name = lock.resourceBase64 ? { resourceBase64: lock.resourceBase64 } : { resource: lock.resource };
-  return force || lock.value === null ? { ...name, force: true, reason } : { ...name, expectedValue: lock.value, reason };
+  const name = lock.resourceBase64
+    ? { resourceBase64: lock.resourceBase64 }
+    : { resource: lock.resource };
+  return force || lock.value === null
+    ? { ...name, force: true, reason }
+    : { ...name, expectedValue: lock.value, reason };
 }
 
 /** The force-release button (admins only) and its dialog, fed the lock as it was when opened. */
@@ -22,11 +26,14 @@ export function ForceReleaseSection({ lock }: { lock: LockRow | null }) {
   const forceRelease = useForceRelease();
   const audit = useAudit(1_000);
   const auditId = forceRelease.data?.auditId;
-  const auditEntry = auditId ? (audit.data?.entries.find((entry) => entry.id === auditId) ?? null) : null;
+  const auditEntry = auditId
+    ? (audit.data?.entries.find((entry) => entry.id === auditId) ?? null)
+    : null;
 
   // The dialog outlives the lock: after a release the result stays on screen until closed.
   if (!lock && !seenLock) return null;
-  if (session?.readOnly) return <p className="muted">Force-release is off: the console is read-only.</p>;
+  if (session?.readOnly)
+    return <p className="muted">Force-release is off: the console is read-only.</p>;
   if (!session?.canWrite) {
     return (
       <p className="muted">
@@ -56,7 +63,9 @@ export function ForceReleaseSection({ lock }: { lock: LockRow | null }) {
           result={forceRelease.data ?? null}
           auditEntry={auditEntry}
           onClose={close}
-          onConfirm={({ reason, force }) => forceRelease.mutate(forceReleaseRequest(seenLock, reason, force))}
+          onConfirm={({ reason, force }) =>
+            forceRelease.mutate(forceReleaseRequest(seenLock, reason, force))
+          }
         />
       )}
     </>

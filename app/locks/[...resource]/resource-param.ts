@@ -12,7 +12,9 @@ import { MAX_RESOURCE_BASE64_LENGTH } from "@/lib/api/common";
  * path), validated; undefined when absent or malformed (the path's name is used then).
  */
 export function keyParam(value: string | string[] | undefined): string | undefined {
-  return typeof value === "string" && value.length <= MAX_RESOURCE_BASE64_LENGTH && /^[A-Za-z0-9_-]+$/.test(value)
+  return typeof value === "string" &&
+    value.length <= MAX_RESOURCE_BASE64_LENGTH &&
+    /^[A-Za-z0-9_-]+$/.test(value)
     ? value
     : undefined;
 }

@@ -91,7 +91,11 @@ export function acquireAudited(
   );
 }
 
-export function extendAudited(ctx: ConsoleContext, actor: Actor, body: ExtendRequest): Promise<LockGrant> {
+export function extendAudited(
+  ctx: ConsoleContext,
+  actor: Actor,
+  body: ExtendRequest,
+): Promise<LockGrant> {
   assertNotReserved(body.resources); // a bad request, refused before anything is audited or probed
   return audited(
     ctx,

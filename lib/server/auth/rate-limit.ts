@@ -36,7 +36,9 @@ function touch<V>(map: Map<string, V>, key: string, value: V, maxEntries: number
   if (map.size > maxEntries) map.delete(map.keys().next().value!);
 }
 
-export function createFailureLimiter(limits: FailureLimits = DEFAULT_FAILURE_LIMITS): FailureLimiter {
+export function createFailureLimiter(
+  limits: FailureLimits = DEFAULT_FAILURE_LIMITS,
+): FailureLimiter {
   const failures = new Map<string, number[]>();
   const recent = (client: string, now: number) =>
     (failures.get(client) ?? []).filter((time) => now - time < limits.windowMs);
@@ -81,7 +83,12 @@ export function createReadLimiter(limits: ReadLimits): ReadLimiter {
         bucket.tokens + ((now - bucket.atMs) / 1000) * limits.perSecond,
       );
       const allowed = tokens >= 1;
-      touch(buckets, client, { tokens: allowed ? tokens - 1 : tokens, atMs: now }, limits.maxClients);
+      touch(
+        buckets,
+        client,
+        { tokens: allowed ? tokens - 1 : tokens, atMs: now },
+        limits.maxClients,
+      );
       return allowed ? 0 : Math.ceil(((1 - tokens) / limits.perSecond) * 1000);
     },
   };

@@ -113,7 +113,11 @@ export function lockFlags(
   }
   if (row.validityMs === -1) flags.push("no-ttl");
   const { oldestSince } = row.waiters;
-  if (thresholds && oldestSince !== null && thresholds.serverTimeMs - oldestSince > thresholds.longWaitMs)
+  if (
+    thresholds &&
+    oldestSince !== null &&
+    thresholds.serverTimeMs - oldestSince > thresholds.longWaitMs
+  )
     flags.push("long-wait");
   return flags;
 }
@@ -152,7 +156,9 @@ export function foldResource(
       owner: read?.owner ?? null,
     };
   });
-  const format = reads.some((read) => read?.format === "redisson-hash") ? "redisson-hash" : "string";
+  const format = reads.some((read) => read?.format === "redisson-hash")
+    ? "redisson-hash"
+    : "string";
   const owner = ownerOf(reads, value, format);
   const timing = {
     validityMs: majorityValidityMs(pttls, quorumSize),

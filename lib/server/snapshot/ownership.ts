@@ -74,7 +74,9 @@ export function parseLabels(text: unknown): Record<string, string> | null {
 
 const wholeNumber = (text: unknown): number | null => {
   const number = Number(text);
-  return typeof text === "string" && /^\d+$/.test(text) && Number.isSafeInteger(number) ? number : null;
+  return typeof text === "string" && /^\d+$/.test(text) && Number.isSafeInteger(number)
+    ? number
+    : null;
 };
 
 /** readLock's owner part: [labels, acquiredAt, extensions]; null when absent or garbled. */

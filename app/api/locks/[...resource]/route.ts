@@ -10,7 +10,9 @@ export const dynamic = "force-dynamic";
 export const GET = route(async (request, ctx) => {
   await ctx.guard.requireRead(request);
   const key = resourceFromPath(request);
-  return jsonResponse(await readOneLock(ctx.registry.nodes, key, ctx.registry.quorumSize, ctx.config));
+  return jsonResponse(
+    await readOneLock(ctx.registry.nodes, key, ctx.registry.quorumSize, ctx.config),
+  );
 });
 
 export {

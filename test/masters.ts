@@ -1,10 +1,10 @@
 /**
- * Test helpers: ioredis clients for a set of masters, and a private set of masters for tests that
+ * Test helpers: ioredis clients for a set of independent masters (not a Redis Cluster), and a private set of masters for tests that
  * inject faults (so pausing a node never disturbs another test file).
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, inject } from "vitest";
-import { startMasters, type Masters } from "../scripts/redis-masters";
+import { startMasters, type Masters } from "@/scripts/redis-masters";
 
 export function connect(urls: string[]): Redis[] {
   // maxRetriesPerRequest: null lets a paused node's commands wait; the library's own nodeTimeout bounds them.
