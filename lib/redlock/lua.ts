@@ -27,10 +27,11 @@ end
 for i = 1, count do
   redis.call("set", KEYS[i], ARGV[1], "PX", ARGV[2])
 end
+-- Every field is written, so a stale entry needs no DEL first; pcall: a foreign key type under the
+-- reserved prefix costs the owner entry, never the lock.
 for i = ownerFrom, #KEYS do
-  redis.call("del", KEYS[i])
-  redis.call("hset", KEYS[i], "value", ARGV[1], "labels", ARGV[4], "acquiredAt", ARGV[5], "extensions", 0)
-  redis.call("pexpire", KEYS[i], ARGV[2])
+  redis.pcall("hset", KEYS[i], "value", ARGV[1], "labels", ARGV[4], "acquiredAt", ARGV[5], "extensions", 0)
+  redis.pcall("pexpire", KEYS[i], ARGV[2])
 end
 return {count, fence}
 `;
@@ -70,10 +71,10 @@ local resourceCount = tonumber(ARGV[2]) or #KEYS
 for i = 1, resourceCount do
   local key = KEYS[i]
   if redis.call("get", key) == ARGV[1] then
-    redis.call("del", key)
+    -- The owner entry goes in the same DEL: one command, not two.
+    if KEYS[resourceCount + i] then redis.call("del", key, KEYS[resourceCount + i]) else redis.call("del", key) end
     if ARGV[3] == "1" then redis.pcall("publish", "redlock:released:" .. key, "") end
     count = count + 1
-    if KEYS[resourceCount + i] then redis.call("del", KEYS[resourceCount + i]) end
   end
 end
 return count
