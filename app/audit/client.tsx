@@ -3,18 +3,10 @@
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { AuditTable } from "@/components/audit-table";
 import { ErrorNotice } from "@/components/error-notice";
-import type { AuditAction } from "@/lib/api/audit";
+import { auditActionSchema, type AuditAction } from "@/lib/api/audit";
 import { useAudit } from "../_queries/audit";
 
-const ACTIONS: AuditAction[] = [
-  "acquire",
-  "extend",
-  "release",
-  "force-release",
-  "login",
-  "logout",
-  "auth-failure",
-];
+const ACTIONS: readonly AuditAction[] = auditActionSchema.options;
 
 /** The action filter lives in the URL (?action=force-release), so a filtered trail is a link. */
 function useActionParam(): [AuditAction | "", (action: string) => void] {
