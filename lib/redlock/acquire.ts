@@ -4,13 +4,51 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { withRetries, type Core, type RetryStep } from "./core";
 import { NodeTimeoutError, ResourceLockedError } from "./errors";
 import { recordFencingToken } from "./fencing";
-import { fenceKey, ownerKey } from "./lua";
+import { fenceKey, ownerKey } from "./keys";
 import { ownerLabels } from "./owner";
 import { runAttempt, type Attempt, type NodeAnswer } from "./quorum";
-import { releaseCommand } from "./release";
+import { RELEASE, releaseCommand } from "./release";
 import { validityMs, type Settings } from "./settings";
 import type { ExecutionStats, OwnerInfo } from "./types";
 import { WaiterEntry } from "./waiters";
+import { defineScript } from "./script";
+
+/** value, ttlMs, resource count, then (with owner metadata) labels JSON and acquiredAt (epoch ms). */
+type AcquireArgs =
+  | readonly [value: string, ttlMs: number, resourceCount: number]
+  | readonly [string, number, number, labelsJson: string, acquiredAtMs: number];
+
+/**
+ * Sets every resource to the value with a TTL, only if none exists. Returns {set count, highest
+ * fencing counter}; the counter is read even when refused, so a new token outbids every node that answered.
+ * With ARGV[4] (owner labels JSON) and ARGV[5] (acquiredAt), the last `count` KEYS are the owner
+ * entries: written in this same script with the same TTL, so an owner never exists without its lock.
+ */
+export const ACQUIRE = defineScript<AcquireArgs, [setCount: number, fence: number]>(`
+local count = tonumber(ARGV[3])
+local ownerFrom = #KEYS + 1
+if ARGV[4] then ownerFrom = #KEYS - count + 1 end
+local fence = 0
+for i = count + 1, ownerFrom - 1 do
+  local current = tonumber(redis.call("get", KEYS[i]) or "0") or 0
+  if current > fence then fence = current end
+end
+for i = 1, count do
+  if redis.call("exists", KEYS[i]) == 1 then
+    return {0, fence}
+  end
+end
+for i = 1, count do
+  redis.call("set", KEYS[i], ARGV[1], "PX", ARGV[2])
+end
+-- Every field is written, so a stale entry needs no DEL first; pcall: a foreign key type under the
+-- reserved prefix costs the owner entry, never the lock.
+for i = ownerFrom, #KEYS do
+  redis.pcall("hset", KEYS[i], "value", ARGV[1], "labels", ARGV[4], "acquiredAt", ARGV[5], "extensions", 0)
+  redis.pcall("pexpire", KEYS[i], ARGV[2])
+end
+return {count, fence}
+`);
 
 export interface AcquiredLock {
   readonly value: string;
@@ -107,7 +145,7 @@ async function acquireOnce(
     args.push(owner.json, startWall);
   }
   const attempt = await runAttempt(core.nodes, {
-    script: core.scripts.acquire,
+    script: ACQUIRE,
     keys,
     args,
     timeoutMs: Math.min(settings.nodeTimeout, ttlMs),
@@ -161,7 +199,7 @@ async function releaseAttempt(
     if (!sent || (answer?.vote === "against" && answer.error instanceof ResourceLockedError))
       return;
     const node = core.nodes[index]!;
-    const releaseOnNode = () => node.evaluate(core.scripts.release, keys, args);
+    const releaseOnNode = () => node.evaluate(RELEASE, keys, args);
     const release = sent.then(releaseOnNode, releaseOnNode).catch(() => undefined);
     const stalled = answer?.vote === "against" && answer.error instanceof NodeTimeoutError;
     if (!stalled)

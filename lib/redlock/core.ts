@@ -2,7 +2,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ExecutionError, NodeQuarantinedError } from "./errors";
 import type { ReleaseWaiter } from "./handoff";
-import type { RedlockNode, Script } from "./node";
+import type { RedlockNode } from "./node";
 import type { Attempt } from "./quorum";
 import { retryWaitMs, type Settings } from "./settings";
 import type { ExecutionStats, OperationEvent } from "./types";
@@ -10,12 +10,6 @@ import type { ExecutionStats, OperationEvent } from "./types";
 /** What the operation files need from the Redlock instance. */
 export interface Core {
   readonly nodes: readonly RedlockNode[];
-  readonly scripts: {
-    readonly acquire: Script;
-    readonly extend: Script;
-    readonly release: Script;
-    readonly fence: Script;
-  };
   emitOperation(event: OperationEvent): void;
   /** False when nobody listens to "operation" or "error": the event need not be built. */
   wantsEvents(): boolean;

@@ -1,10 +1,38 @@
 import { withRetries, type Core } from "./core";
 import { ExecutionError, ResourceLockedError } from "./errors";
-import { ownerKey } from "./lua";
+import { ownerKey } from "./keys";
 import { ownerLabels } from "./owner";
 import { quorumSize, runAttempt, type NodeAnswer } from "./quorum";
 import { validityMs, type Settings } from "./settings";
 import type { ExecutionStats } from "./types";
+import { defineScript } from "./script";
+
+/**
+ * Resets the TTL of every resource, only if all still hold the value. Returns the count extended.
+ * With ARGV[3] (resource count), the KEYS after the resources are their owner entries: each one that
+ * belongs to this value gets the new TTL and one more extension (pcall: a foreign key type is skipped).
+ */
+export const EXTEND = defineScript<
+  readonly [value: string, ttlMs: number, resourceCount: number],
+  number
+>(`
+local count = tonumber(ARGV[3]) or #KEYS
+for i = 1, count do
+  if redis.call("get", KEYS[i]) ~= ARGV[1] then
+    return 0
+  end
+end
+for i = 1, count do
+  redis.call("pexpire", KEYS[i], ARGV[2])
+end
+for i = count + 1, #KEYS do
+  if redis.pcall("hget", KEYS[i], "value") == ARGV[1] then
+    redis.call("pexpire", KEYS[i], ARGV[2])
+    redis.call("hincrby", KEYS[i], "extensions", 1)
+  end
+end
+return count
+`);
 
 const judgeExtend =
   (resourceCount: number) =>
@@ -52,7 +80,7 @@ export async function extend(
     async () => {
       const startWall = Date.now();
       const attempt = await runAttempt(core.nodes, {
-        script: core.scripts.extend,
+        script: EXTEND,
         keys,
         args,
         timeoutMs: Math.min(settings.nodeTimeout, ttlMs),

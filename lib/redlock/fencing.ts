@@ -1,8 +1,31 @@
 import type { Core } from "./core";
 import { ResourceLockedError } from "./errors";
-import { fenceKey } from "./lua";
+import { fenceKey } from "./keys";
 import { runAttempt, type Attempt } from "./quorum";
 import type { Settings } from "./settings";
+import { defineScript } from "./script";
+
+/**
+ * Records a fencing token: only if every resource still holds the value, raises each resource's
+ * counter to the token (never lowers it). Returns 1 when recorded, 0 when the lock was lost here.
+ */
+export const FENCE = defineScript<
+  readonly [value: string, token: number, resourceCount: number],
+  0 | 1
+>(`
+local count = tonumber(ARGV[3])
+for i = 1, count do
+  if redis.call("get", KEYS[i]) ~= ARGV[1] then
+    return 0
+  end
+end
+local token = tonumber(ARGV[2])
+for i = count + 1, #KEYS do
+  local current = tonumber(redis.call("get", KEYS[i]) or "0") or 0
+  if current < token then redis.call("set", KEYS[i], ARGV[2]) end
+end
+return 1
+`);
 
 /**
  * Picks a token above every counter the nodes reported and records it on a majority that still
@@ -22,7 +45,7 @@ export async function recordFencingToken(
   );
   const token = Math.max(0, ...counters) + 1;
   const recorded = await runAttempt(core.nodes, {
-    script: core.scripts.fence,
+    script: FENCE,
     keys: [...resources, ...resources.map(fenceKey)],
     args: [value, token, resources.length],
     timeoutMs: Math.min(settings.nodeTimeout, budgetMs),

@@ -13,7 +13,7 @@ export {
 } from "./errors";
 export { defaultSettings, validityMs } from "./settings";
 export { quorumSize } from "./quorum";
-export { FENCE_PREFIX, fenceKey, OWNER_PREFIX, ownerKey, WAITERS_PREFIX, waitersKey } from "./lua";
+export { FENCE_PREFIX, fenceKey, OWNER_PREFIX, ownerKey, WAITERS_PREFIX, waitersKey } from "./keys";
 export { OWNER_LABELS_MAX_BYTES } from "./owner";
 export { INSPECT_MAX_RESOURCES } from "./inspect";
 export type { CallSettings, Settings } from "./settings";

@@ -1,12 +1,40 @@
 import type { Core } from "./core";
-import { INSPECT_SCRIPT, ownerKey, waitersKey } from "./lua";
-import { script } from "./node";
+import { ownerKey, waitersKey } from "./keys";
 import { isLabels, parseOwner } from "./owner";
 import { quorumSize, runAttempt } from "./quorum";
 import type { Settings } from "./settings";
 import type { NodeInspection, OwnerInfo, ResourceInspection, WaiterInfo } from "./types";
+import { defineScript } from "./script";
 
-const INSPECT = script(INSPECT_SCRIPT);
+/**
+ * Reads, without writing, what a node knows of each resource: KEYS come in threes (resource, owner
+ * entry, waiters set). ARGV[1] is now (epoch ms): waiters that expired before it are left out;
+ * ARGV[2] bounds the waiters listed. The owner entry is returned only if it belongs to the value
+ * read here, in the same atomic read, so a stale or foreign entry is never shown as the owner.
+ * Returns per resource {type, value, pttl, owner {labels, acquiredAt, extensions} or nil, waiter count, waiters with scores}.
+ */
+export const INSPECT = defineScript<readonly [nowMs: number, waitersListed: number], NodeRow[]>(`
+local replies = {}
+for i = 1, #KEYS, 3 do
+  local key, ownerEntry, waiters = KEYS[i], KEYS[i + 1], KEYS[i + 2]
+  local kind = redis.call("type", key).ok
+  local value = false
+  if kind == "string" then value = redis.call("get", key) end
+  local owner = false
+  if value and redis.call("type", ownerEntry).ok == "hash" then
+    local fields = redis.call("hmget", ownerEntry, "value", "labels", "acquiredAt", "extensions")
+    if fields[1] == value then owner = {fields[2], fields[3], fields[4]} end
+  end
+  local waiterCount, listed = 0, {}
+  if redis.call("type", waiters).ok == "zset" then
+    waiterCount = redis.call("zcount", waiters, ARGV[1], "+inf")
+    listed = redis.call("zrangebyscore", waiters, ARGV[1], "+inf", "withscores", "limit", 0, ARGV[2])
+  end
+  replies[#replies + 1] = {kind, value, redis.call("pttl", key), owner, waiterCount, listed}
+end
+return replies
+`);
+
 /** Most resources one inspect() call reads: each is three keys in one script call per node. */
 export const INSPECT_MAX_RESOURCES = 1_000;
 /** Most waiters a node lists per resource (the count is exact beyond it). */

@@ -1,18 +1,8 @@
-import { createHash } from "node:crypto";
 import { NodeUnavailableError } from "./errors";
-import { evaluateOnce, sendBatch, type QueuedCommand } from "./batch";
+import { sendBatch, type BatchScript, type QueuedCommand } from "./batch";
 import { RestartWatch } from "./restart-watch";
 import { adaptClient, describeClient, type Client, type IoredisClient } from "./client-adapter";
-
-export interface Script {
-  readonly body: string;
-  readonly sha: string;
-}
-
-export const script = (body: string): Script => ({
-  body,
-  sha: createHash("sha1").update(body).digest("hex"),
-});
+import { evaluate, type Script, type ScriptArg } from "./script";
 
 /** Most operations one batch script call carries. */
 const MAX_BATCH = 256;
@@ -39,7 +29,14 @@ export class RedlockNode {
   /** Commands that arrived while a call was in flight: they go out together at the end of the turn. */
   private queue: QueuedCommand[] = [];
   private flushScheduled = false;
-  private readonly batches: boolean;
+  /** Set when this node batches: only single-node ioredis clients do. */
+  private readonly batchScript: BatchScript | undefined;
+  /**
+   * Scripts sent on the current connection, so each goes once as EVAL before any EVALSHA of it and
+   * a NOSCRIPT retry can never reorder this node's commands; undefined for a Cluster (its shards
+   * each have a cache) which relies on the fallback alone.
+   */
+  private readonly sentScripts: Set<string> | undefined;
   /** The client as the library drives it (node-redis clients through their adapter). */
   private readonly connection: IoredisClient;
   private readonly settle = () => this.onCallSettled();
@@ -50,13 +47,21 @@ export class RedlockNode {
     readonly client: Client,
     readonly index: number,
     restartQuarantineMs: number | false,
+    batchScript?: BatchScript,
   ) {
     this.connection = adaptClient(client);
     this.address = describeClient(client);
     // A Cluster routes each key to its own shard, so only single-node clients batch into one script call.
-    this.batches =
+    const batches =
       typeof (this.connection as { pipeline?: unknown }).pipeline === "function" &&
       !this.connection.isCluster;
+    this.batchScript = batches ? batchScript : undefined;
+    if (!this.connection.isCluster && typeof this.connection.on === "function") {
+      const sentScripts = new Set<string>();
+      // A new connection may reach a restarted (or another) process, with an empty script cache.
+      this.connection.on("close", () => sentScripts.clear());
+      this.sentScripts = sentScripts;
+    }
     this.restartWatch = new RestartWatch(this.connection, restartQuarantineMs);
   }
   get isSuspect(): boolean {
@@ -81,8 +86,15 @@ export class RedlockNode {
     return undefined;
   }
 
+  /** Whether `script` was sent on this connection before (and so is cached), marking it sent. */
+  private isCached(script: Script): boolean {
+    if (!this.sentScripts || this.sentScripts.has(script.sha)) return true;
+    this.sentScripts.add(script.sha);
+    return false;
+  }
+
   /**
-   * EVALSHA, falling back to EVAL once when the node has not cached the script (after a restart).
+   * Runs `script` on the node (EVAL the first time on a connection, EVALSHA after: script.ts).
    * Adaptive batching: a command to an idle node goes out at once, on its own, so a single caller
    * pays no extra event-loop turn. Commands that arrive while a call to the node is in flight are
    * collected until the end of the event-loop turn (or, with MAX_CALLS_IN_FLIGHT unanswered, until
@@ -90,18 +102,15 @@ export class RedlockNode {
    * reply instead of one per command, which is most of the cost under concurrency. The busier the
    * node, the bigger the batches. Order on the node is preserved.
    */
-  evaluate(
-    target: Script,
-    keys: readonly string[],
-    args: readonly (string | number)[],
-  ): Promise<unknown> {
-    if (!this.batches) return evaluateOnce(this.connection, target, keys, args);
+  evaluate(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+    if (!this.batchScript)
+      return evaluate(this.connection, script, keys, args, this.isCached(script));
     if (this.inFlight === 0 && this.queue.length === 0) {
       this.inFlight += 1;
-      return evaluateOnce(this.connection, target, keys, args, this.settle);
+      return evaluate(this.connection, script, keys, args, this.isCached(script), this.settle);
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ target, keys, args, resolve, reject });
+      this.queue.push({ script, keys, args, resolve, reject });
       this.scheduleFlush();
     });
   }
@@ -124,12 +133,16 @@ export class RedlockNode {
     // Bounded so one script call never holds a node for long (~1 µs per operation).
     for (let start = 0; start < queue.length; start += MAX_BATCH) {
       const part = queue.length <= MAX_BATCH ? queue : queue.slice(start, start + MAX_BATCH);
-      this.inFlight += 1;
-      if (part.length > 1 && sendBatch(this.connection, part, this.settle)) continue;
-      this.inFlight -= 1;
+      const batchScript = this.batchScript!;
+      if (part.length > 1 && part.every(({ script }) => batchScript.carries.has(script.sha))) {
+        this.inFlight += 1;
+        sendBatch(this.connection, batchScript, part, this.isCached(batchScript), this.settle);
+        continue;
+      }
       for (const command of part) {
         this.inFlight += 1;
-        evaluateOnce(this.connection, command.target, command.keys, command.args, this.settle).then(
+        const { script, keys, args } = command;
+        evaluate(this.connection, script, keys, args, this.isCached(script), this.settle).then(
           command.resolve,
           command.reject,
         );

@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { NodeTimeoutError, NodeUnavailableError, RedlockError } from "./errors";
-import type { RedlockNode, Script } from "./node";
+import type { RedlockNode } from "./node";
+import type { Script, ScriptArg } from "./script";
 import type { Client, ExecutionStats, NodeVote } from "./types";
 
 /** A node's answer: the script's reply when it voted for, the reason when against. */
@@ -10,7 +11,7 @@ export type NodeAnswer =
 export interface AttemptRequest {
   readonly script: Script;
   readonly keys: readonly string[];
-  readonly args: readonly (string | number)[];
+  readonly args: readonly ScriptArg[];
   /** Deadline for each node's answer, ms from the attempt's start. */
   readonly timeoutMs: number;
   /** Turns a script reply into a vote (e.g. "0 keys set" is a vote against). */

@@ -1,13 +1,14 @@
 import { EventEmitter } from "node:events";
-import { acquire } from "./acquire";
+import { ACQUIRE, acquire } from "./acquire";
 import type { Core } from "./core";
-import { extend } from "./extend";
+import { EXTEND, extend } from "./extend";
 import { ReleaseWaiter } from "./handoff";
 import { inspect } from "./inspect";
 import { Lock } from "./lock";
-import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from "./lua";
-import { RedlockNode, script } from "./node";
-import { release } from "./release";
+import { defineBatchScript } from "./batch";
+import { FENCE } from "./fencing";
+import { RedlockNode } from "./node";
+import { RELEASE, release } from "./release";
 import {
   assertResources,
   assertTtl,
@@ -28,6 +29,9 @@ import type {
 } from "./types";
 import { using } from "./using";
 
+/** The lock operations a node may batch into one script call under concurrency (node.ts). */
+export const LOCK_BATCH_SCRIPT = defineBatchScript([ACQUIRE, EXTEND, RELEASE, FENCE]);
+
 /**
  * The Redlock algorithm on independent Redis masters, with node-redlock v5's API.
  * Emits `"error"` for each node error (only when listened to, as node-redlock) and `"operation"`
@@ -47,16 +51,11 @@ export default class Redlock extends EventEmitter {
       throw new TypeError("Redlock must be instantiated with at least one redis client.");
     this.settings = resolveSettings(defaultSettings, settings);
     const nodes = [...this.clients].map(
-      (client, index) => new RedlockNode(client, index, this.settings.restartQuarantine),
+      (client, index) =>
+        new RedlockNode(client, index, this.settings.restartQuarantine, LOCK_BATCH_SCRIPT),
     );
     this.core = {
       nodes,
-      scripts: {
-        acquire: script(ACQUIRE_SCRIPT),
-        extend: script(EXTEND_SCRIPT),
-        release: script(RELEASE_SCRIPT),
-        fence: script(FENCE_SCRIPT),
-      },
       releaseWaiter: new ReleaseWaiter([...this.clients]),
       wantsEvents: () => this.listenerCount("operation") > 0 || this.listenerCount("error") > 0,
       emitOperation: (event: OperationEvent) => {

@@ -1,11 +1,35 @@
 import { performance } from "node:perf_hooks";
 import type { Core } from "./core";
 import { ResourceLockedError } from "./errors";
-import { ownerKey } from "./lua";
+import { ownerKey } from "./keys";
 import { ownerLabels } from "./owner";
 import { runAttempt, type NodeAnswer } from "./quorum";
 import type { Settings } from "./settings";
 import type { ReleaseCounts, ReleaseResult } from "./types";
+import { defineScript } from "./script";
+
+/**
+ * Deletes each resource that still holds the value (never another holder's). Returns the count deleted.
+ * ARGV[2] is the resource count: the KEYS after the resources are their owner entries, deleted with
+ * them. With ARGV[3] = "1", publishes each deletion on `redlock:released:<key>` (handoff.ts).
+ */
+export const RELEASE = defineScript<
+  readonly [value: string, resourceCount: number, publish: 0 | 1],
+  number
+>(`
+local count = 0
+local resourceCount = tonumber(ARGV[2]) or #KEYS
+for i = 1, resourceCount do
+  local key = KEYS[i]
+  if redis.call("get", key) == ARGV[1] then
+    -- The owner entry goes in the same DEL: one command, not two.
+    if KEYS[resourceCount + i] then redis.call("del", key, KEYS[resourceCount + i]) else redis.call("del", key) end
+    if ARGV[3] == "1" then redis.pcall("publish", "redlock:released:" .. key, "") end
+    count = count + 1
+  end
+end
+return count
+`);
 
 /** What the answers so far say: deleted on how many nodes, failed on how many. */
 function countAnswers(answers: ReadonlyArray<NodeAnswer | undefined>): ReleaseCounts {
@@ -53,7 +77,7 @@ export async function release(
 ): Promise<ReleaseResult> {
   const startMono = performance.now();
   const attempt = await runAttempt(core.nodes, {
-    script: core.scripts.release,
+    script: RELEASE,
     // Wake the contenders waiting on these resources (a failed attempt's clean-up does not).
     ...releaseCommand(resources, value, settings, true),
     timeoutMs: settings.nodeTimeout,

@@ -1,11 +1,34 @@
 import { randomBytes } from "node:crypto";
 import type { Core } from "./core";
-import { WAITERS_SCRIPT, waitersKey } from "./lua";
-import { script, type RedlockNode } from "./node";
+import { waitersKey } from "./keys";
+import type { RedlockNode } from "./node";
 import type { OwnerLabels } from "./owner";
 import type { Settings } from "./settings";
+import { defineScript } from "./script";
 
-const WAITERS = script(WAITERS_SCRIPT);
+type WaitersArgs =
+  | readonly [action: "add", member: string, expiresAtMs: number, nowMs: number]
+  | readonly [action: "remove", member: string];
+
+/**
+ * Adds (ARGV[1] "add") or removes ("remove") one waiter member (ARGV[2]) on every KEYS waiters set.
+ * Adding scores it with its expiry ARGV[3] (epoch ms), drops members that expired before ARGV[4]
+ * (now) and keeps the set's TTL at least as long as its latest expiry, so it never outlives a wait.
+ */
+export const WAITERS = defineScript<WaitersArgs, number>(`
+for i, key in ipairs(KEYS) do
+  if ARGV[1] == "add" then
+    redis.call("zremrangebyscore", key, "-inf", "(" .. ARGV[4])
+    redis.call("zadd", key, ARGV[3], ARGV[2])
+    local latest = redis.call("zrange", key, -1, -1, "withscores")
+    redis.call("pexpire", key, math.max(1, math.ceil(tonumber(latest[2]) - tonumber(ARGV[4]))))
+  else
+    redis.call("zrem", key, ARGV[2])
+  end
+end
+return #KEYS
+`);
+
 /** Longest a registration lasts before the waiter renews it (retryCount -1 waits without end). */
 const REGISTRATION_SPAN_MS = 30_000;
 
@@ -73,7 +96,7 @@ export class WaiterEntry {
     this.registeredOn.clear();
   }
 
-  private send(node: RedlockNode, args: (string | number)[]): void {
+  private send(node: RedlockNode, args: WaitersArgs): void {
     node.evaluate(WAITERS, this.keys, args).catch(() => undefined);
   }
 }

@@ -10,6 +10,7 @@ import {
 } from "@redlock-console/redlock";
 import type { RedlockNode } from "../../lib/redlock/node";
 import { quorumSize, runAttempt, type AttemptRequest } from "../../lib/redlock/quorum";
+import { defineScript } from "../../lib/redlock/script";
 
 /** A node that answers `reply` after `delayMs` (never when null), or throws `error`. */
 function standIn(
@@ -37,7 +38,7 @@ function standIn(
 }
 
 const request = (overrides: Partial<AttemptRequest> = {}): AttemptRequest => ({
-  script: { body: "return 1", sha: "0".repeat(40) },
+  script: defineScript("return 1"),
   keys: ["k"],
   args: [],
   timeoutMs: 200,
