@@ -16,7 +16,7 @@ export { quorumSize } from "./quorum";
 export { FENCE_PREFIX, fenceKey, OWNER_PREFIX, ownerKey, WAITERS_PREFIX, waitersKey } from "./keys";
 export { OWNER_LABELS_MAX_BYTES } from "./owner";
 export { INSPECT_MAX_RESOURCES } from "./inspect";
-export { defineScript, type Script, type ScriptArg } from "./script";
+export { defineScript, type Script, type ScriptArg, type ScriptKey } from "./script";
 export type { CallSettings, Settings } from "./settings";
 export type {
   Client,

@@ -3,7 +3,9 @@ import { createRequire } from "node:module";
 import type { Command as IoredisCommand, Redis } from "ioredis";
 import { usesOwnEval, type IoredisClient } from "./client-adapter";
 
-export type ScriptArg = string | number;
+/** A script key: a string, or a Buffer for binary key names (the console reads any key). */
+export type ScriptKey = string | Buffer;
+export type ScriptArg = string | number | Buffer;
 
 /**
  * A Lua script with its sha1, computed once. `Args` types its ARGV and `Reply` what it returns; the
@@ -13,7 +15,7 @@ export interface Script<Args extends readonly ScriptArg[] = readonly ScriptArg[]
   readonly body: string;
   readonly sha: string;
   /** Runs it on one client: EVALSHA, then EVAL once if the node lost its script cache. */
-  run(client: IoredisClient, keys: readonly string[], args: Args): Promise<Reply>;
+  run(client: IoredisClient, keys: readonly ScriptKey[], args: Args): Promise<Reply>;
 }
 
 const sha1 = (body: string) => createHash("sha1").update(body).digest("hex");
@@ -25,7 +27,7 @@ export function defineScript<Args extends readonly ScriptArg[], Reply>(
   const script: Script<Args, Reply> = Object.freeze({
     body,
     sha: sha1(body),
-    run: (client: IoredisClient, keys: readonly string[], args: Args) =>
+    run: (client: IoredisClient, keys: readonly ScriptKey[], args: Args) =>
       evaluate(client, script, keys, args) as Promise<Reply>,
   });
   return script;
@@ -55,7 +57,7 @@ function send(
   client: IoredisClient,
   command: "evalsha" | "eval",
   shaOrBody: string,
-  keys: readonly string[],
+  keys: readonly ScriptKey[],
   args: readonly ScriptArg[],
 ): Promise<unknown> {
   if (usesOwnEval(client)) return client[command](shaOrBody, keys.length, ...keys, ...args);
@@ -75,7 +77,7 @@ function send(
 export function evaluate(
   client: IoredisClient,
   script: { readonly sha: string; readonly body: string },
-  keys: readonly string[],
+  keys: readonly ScriptKey[],
   args: readonly ScriptArg[],
   cached = true,
   onAnswered?: () => void,
