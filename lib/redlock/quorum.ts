@@ -51,89 +51,111 @@ export function runAttempt(
   nodes: readonly RedlockNode[],
   request: AttemptRequest,
 ): Promise<Attempt> {
-  const startMono = performance.now();
-  const quorum = quorumSize(nodes.length);
-  const answers: Array<NodeAnswer | undefined> = Array.from(
-    { length: nodes.length },
-    () => undefined,
-  );
-  const votes: Array<NodeVote | undefined> = Array.from({ length: nodes.length }, () => undefined);
-  const sent: Array<Promise<unknown> | undefined> = Array.from(
-    { length: nodes.length },
-    () => undefined,
-  );
-  let votesFor = 0;
-  let votesAgainst = 0;
-  let answered = 0;
+  return new Promise((resolveDecision) => new AttemptRun(nodes, request, resolveDecision).start());
+}
+
+/**
+ * One attempt's bookkeeping, as one object with methods: the single-caller path runs it twice per
+ * lock and unlock, so it allocates no per-attempt closures beyond each node's reply callbacks.
+ */
+class AttemptRun {
+  private readonly startMono = performance.now();
+  private readonly quorum: number;
+  private readonly answers: Array<NodeAnswer | undefined>;
+  private readonly latenciesMs: number[];
+  private readonly sent: Array<Promise<unknown> | undefined>;
+  private votesFor = 0;
+  private votesAgainst = 0;
+  private answered = 0;
   /** Answers that came from Redis itself (a reply or a Redis error), not from its absence. */
-  let replied = 0;
+  private replied = 0;
+  private decidedAtMs: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private resolveStats: (stats: ExecutionStats) => void = () => undefined;
+  private readonly stats = new Promise<ExecutionStats>((resolve) => (this.resolveStats = resolve));
 
-  return new Promise((resolveDecision) => {
-    let decidedAtMs: number | undefined;
-    let resolveStats: () => void = () => undefined;
-    const allAnswered = new Promise<void>((resolve) => (resolveStats = resolve));
-    const decide = (won: boolean) => {
-      if (decidedAtMs !== undefined) return;
-      decidedAtMs = performance.now() - startMono;
-      resolveDecision({
-        won,
-        elapsedMs: decidedAtMs,
-        answers,
-        sent,
-        stats: allAnswered.then(buildStats),
-      });
-    };
-    const record = (index: number, answer: NodeAnswer) => {
-      if (answers[index]) return;
-      answers[index] = answer;
-      const node = nodes[index]!;
-      const latencyMs = performance.now() - startMono;
-      votes[index] =
-        answer.vote === "for"
-          ? { index, address: node.address, vote: "for", latencyMs }
-          : { index, address: node.address, vote: "against", latencyMs, error: answer.error };
-      if (answer.vote === "for") votesFor += 1;
-      else votesAgainst += 1;
-      answered += 1;
-      if (answer.vote === "for" || answer.reply !== undefined || answer.error.name === "ReplyError")
-        replied += 1;
-      if (request.decideEarly && votesFor >= quorum) decide(true);
-      if (request.decideEarly && votesAgainst > nodes.length - quorum) decide(false);
-      if (request.decideOnMajorityAnswered && replied >= quorum) decide(votesFor >= quorum);
-      if (answered === nodes.length) {
-        clearTimeout(timer);
-        decide(votesFor >= quorum);
-        resolveStats();
-      }
-    };
-    const buildStats = (): ExecutionStats => {
-      const stats = {
-        membershipSize: nodes.length,
-        quorumSize: quorum,
-        votesFor: new Set<Client>(),
-        votesAgainst: new Map<Client, Error>(),
-      };
-      for (const vote of votes) {
-        if (!vote) continue;
-        const client = nodes[vote.index]!.client;
-        if (vote.vote === "for") stats.votesFor.add(client);
-        else stats.votesAgainst.set(client, vote.error!);
-      }
-      return { ...stats, nodes: votes as NodeVote[], elapsedMs: decidedAtMs ?? 0 };
-    };
-    const timer = setTimeout(() => {
-      nodes.forEach((node, index) => {
-        if (answers[index]) return;
-        if (sent[index]) node.markOverdue(sent[index]);
-        record(index, {
-          vote: "against",
-          error: new NodeTimeoutError(node.address, request.timeoutMs),
-        });
-      });
-    }, request.timeoutMs);
+  constructor(
+    private readonly nodes: readonly RedlockNode[],
+    private readonly request: AttemptRequest,
+    private readonly resolveDecision: (attempt: Attempt) => void,
+  ) {
+    this.quorum = quorumSize(nodes.length);
+    this.answers = new Array<NodeAnswer | undefined>(nodes.length).fill(undefined);
+    this.latenciesMs = new Array<number>(nodes.length).fill(0);
+    this.sent = new Array<Promise<unknown> | undefined>(nodes.length).fill(undefined);
+  }
 
-    nodes.forEach((node, index) => sendToNode(node, index, request, sent, record));
-  });
+  start(): void {
+    this.timer = setTimeout(() => this.timeOut(), this.request.timeoutMs);
+    for (let index = 0; index < this.nodes.length; index += 1)
+      sendToNode(this.nodes[index]!, index, this.request, this.sent, this);
+  }
+
+  record(index: number, answer: NodeAnswer): void {
+    if (this.answers[index]) return;
+    this.answers[index] = answer;
+    this.latenciesMs[index] = performance.now() - this.startMono;
+    if (answer.vote === "for") this.votesFor += 1;
+    else this.votesAgainst += 1;
+    this.answered += 1;
+    if (answer.vote === "for" || answer.reply !== undefined || answer.error.name === "ReplyError")
+      this.replied += 1;
+    const { request, quorum } = this;
+    if (request.decideEarly && this.votesFor >= quorum) this.decide(true);
+    if (request.decideEarly && this.votesAgainst > this.nodes.length - quorum) this.decide(false);
+    if (request.decideOnMajorityAnswered && this.replied >= quorum)
+      this.decide(this.votesFor >= quorum);
+    if (this.answered === this.nodes.length) {
+      clearTimeout(this.timer);
+      this.decide(this.votesFor >= quorum);
+      this.resolveStats(this.buildStats());
+    }
+  }
+
+  private decide(won: boolean): void {
+    if (this.decidedAtMs !== undefined) return;
+    this.decidedAtMs = performance.now() - this.startMono;
+    const { answers, sent, stats } = this;
+    this.resolveDecision({ won, elapsedMs: this.decidedAtMs, answers, sent, stats });
+  }
+
+  private timeOut(): void {
+    this.nodes.forEach((node, index) => {
+      if (this.answers[index]) return;
+      const sent = this.sent[index];
+      if (sent) node.markOverdue(sent);
+      this.record(index, {
+        vote: "against",
+        error: new NodeTimeoutError(node.address, this.request.timeoutMs),
+      });
+    });
+  }
+
+  private buildStats(): ExecutionStats {
+    const votesFor = new Set<Client>();
+    const votesAgainst = new Map<Client, Error>();
+    const votes: NodeVote[] = [];
+    this.nodes.forEach((node, index) => {
+      const answer = this.answers[index]!;
+      const { address, client } = node;
+      const latencyMs = this.latenciesMs[index]!;
+      if (answer.vote === "for") {
+        votesFor.add(client);
+        votes.push({ index, address, vote: "for", latencyMs });
+      } else {
+        votesAgainst.set(client, answer.error);
+        votes.push({ index, address, vote: "against", latencyMs, error: answer.error });
+      }
+    });
+    return {
+      membershipSize: this.nodes.length,
+      quorumSize: this.quorum,
+      votesFor,
+      votesAgainst,
+      nodes: votes,
+      elapsedMs: this.decidedAtMs ?? 0,
+    };
+  }
 }
 
 function sendToNode(
@@ -141,12 +163,12 @@ function sendToNode(
   index: number,
   request: AttemptRequest,
   sent: Array<Promise<unknown> | undefined>,
-  record: (index: number, answer: NodeAnswer) => void,
+  run: AttemptRun,
 ): void {
   const refusal =
     node.unavailableReason() ??
     (request.gateRestarts ? node.restartWatch.quarantineError(node.address) : undefined);
-  if (refusal) return record(index, { vote: "against", error: refusal });
+  if (refusal) return run.record(index, { vote: "against", error: refusal });
   const evaluate = () => {
     // Without quarantine there is no gate to bypass: skip the extra promise per command.
     if (!request.gateRestarts || !node.restartWatch.enabled)
@@ -180,9 +202,9 @@ function sendToNode(
       : evaluate();
   sent[index] = pending;
   pending.then(
-    (reply) => record(index, request.judge(reply)),
+    (reply) => run.record(index, request.judge(reply)),
     (error: unknown) =>
-      record(index, {
+      run.record(index, {
         vote: "against",
         error: error instanceof Error ? error : new RedlockError(String(error), { cause: error }),
       }),
