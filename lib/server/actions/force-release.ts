@@ -7,15 +7,10 @@ import "server-only";
  */
 import { randomUUID } from "node:crypto";
 import type { ForceReleaseNodeResult, ForceReleaseRequest } from "@/lib/api";
-import { withDeadline, type ConsoleNode } from "../node-registry";
+import type { ConsoleNode } from "../node-registry";
 import { assertLockKey } from "../resource-path";
 import { describeKey } from "../snapshot/snapshot";
-import { OWNER_PREFIX } from "@redlock-console/redlock";
-import { FORCE_RELEASE_SCRIPT } from "./force-release-lua";
-
-const OWNER_PREFIX_BYTES = Buffer.from(OWNER_PREFIX);
-
-type Mode = "check" | "expect" | "any";
+import { forceReleaseOnNode, type Mode } from "./force-release-node";
 
 export interface ForceReleaseOutcome {
   readonly resource: string;
@@ -33,8 +28,6 @@ export interface ForceReleaseOutcome {
   readonly markerKey: string;
 }
 
-/** Outcome markers outlive the follow-up's window (force-release-follow-up.ts). */
-export const OUTCOME_MARKER_TTL_MS = 15 * 60_000;
 const MARKER_PREFIX = "redlock:console:force-release:";
 
 function keyOf(request: Pick<ForceReleaseRequest, "resource" | "resourceBase64">): Buffer {
@@ -44,42 +37,6 @@ function keyOf(request: Pick<ForceReleaseRequest, "resource" | "resourceBase64">
         Buffer.from(request.resourceBase64 ?? "", "base64"),
         "Invalid request body: resourceBase64: decoded",
       );
-}
-
-async function runOnNode(
-  node: ConsoleNode,
-  key: Buffer,
-  mode: Mode,
-  expected: string,
-  deadlineMs: number,
-  markerKey: string,
-): Promise<{ outcome: string; holder: string | null; latencyMs: number }> {
-  const startMs = performance.now();
-  const ownerEntry = Buffer.concat([OWNER_PREFIX_BYTES, key]);
-  const run =
-    mode === "check"
-      ? node.client.eval(FORCE_RELEASE_SCRIPT, 2, key, ownerEntry, mode, expected)
-      : node.client.eval(
-          FORCE_RELEASE_SCRIPT,
-          3,
-          key,
-          ownerEntry,
-          markerKey,
-          mode,
-          expected,
-          OUTCOME_MARKER_TTL_MS,
-        );
-  try {
-    const reply = (await withDeadline(run, deadlineMs)) as [string, string];
-    const [outcome, holder] = reply;
-    return {
-      outcome,
-      holder: outcome === "absent" || outcome === "not_a_lock" ? null : holder,
-      latencyMs: performance.now() - startMs,
-    };
-  } catch {
-    return { outcome: "unreachable", holder: null, latencyMs: performance.now() - startMs };
-  }
 }
 
 const OUTCOMES: Record<string, ForceReleaseNodeResult["outcome"]> = {
@@ -93,7 +50,7 @@ const OUTCOMES: Record<string, ForceReleaseNodeResult["outcome"]> = {
 
 function toResult(
   node: ConsoleNode,
-  answer: Awaited<ReturnType<typeof runOnNode>>,
+  answer: Awaited<ReturnType<typeof forceReleaseOnNode>>,
 ): ForceReleaseNodeResult {
   return {
     nodeId: node.id,
@@ -127,7 +84,7 @@ export async function forceRelease(
       nodes.map((node) =>
         silent.has(node.id)
           ? { outcome: "unreachable", holder: null, latencyMs: 0 }
-          : runOnNode(node, key, mode, expected, options.deadlineMs, markerKey),
+          : forceReleaseOnNode(node, key, mode, expected, options.deadlineMs, markerKey),
       ),
     );
     answers.forEach((answer, index) => {

@@ -5,8 +5,8 @@ import "server-only";
  * of each key read in the same script. Keys under the reserved `redlock:` prefix are auxiliary and
  * skipped as locks.
  */
-import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
+import { defineScript } from "@redlock-console/redlock";
 import { RESERVED_PREFIX } from "@/lib/api";
 import { parseRedissonHash, type NodeKeyState } from "./fold";
 import { ownershipKeys, parseOwnerReply, parseWaitersReply, READ_LOCK_LUA } from "./ownership";
@@ -32,24 +32,19 @@ local function readKey(key)
 end
 `;
 
-export interface ReadScript {
-  readonly source: string;
-  readonly sha: string;
-}
-
-export const readScript = (source: string): ReadScript => ({
-  source,
-  sha: createHash("sha1").update(source).digest("hex"),
-});
-
-/** KEYS: (lock, owner entry, waiters) per lock; ARGV[1]: now, epoch ms (live waiters score ≥ it). */
-const READ_KEYS_SCRIPT = readScript(`${READ_KEY_LUA}${READ_LOCK_LUA}
+/**
+ * KEYS: (lock, owner entry, waiters) per lock; ARGV[1]: now, epoch ms (live waiters score ≥ it).
+ * Replies one `readLock` reply per lock (toKeyState parses each).
+ */
+export const READ_KEYS_SCRIPT = defineScript<readonly [nowMs: number], unknown[]>(
+  `${READ_KEY_LUA}${READ_LOCK_LUA}
 local replies = {}
 for index = 1, #KEYS, 3 do
   replies[(index + 2) / 3] = readLock(KEYS[index], KEYS[index + 1], KEYS[index + 2], ARGV[1])
 end
 return replies
-`);
+`,
+);
 const RESERVED = Buffer.from(RESERVED_PREFIX);
 
 export interface NodeScan {
@@ -101,9 +96,7 @@ async function readKeys(
     while (next < chunks.length) {
       const index = next++;
       const keys = chunks[index]!.flatMap(ownershipKeys);
-      replies[index] = (await runReadScript(client, READ_KEYS_SCRIPT, keys, [
-        String(Date.now()),
-      ])) as unknown[];
+      replies[index] = await READ_KEYS_SCRIPT.run(client, keys, [Date.now()]);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CHUNKS_IN_FLIGHT, chunks.length) }, readChunks));
@@ -115,21 +108,6 @@ async function readKeys(
     });
   });
   return states;
-}
-
-/** Runs a read script by SHA, sending its source only when the node does not have it (NOSCRIPT). */
-export async function runReadScript(
-  client: Redis,
-  script: ReadScript,
-  keys: readonly Buffer[],
-  args: readonly string[] = [],
-): Promise<unknown> {
-  try {
-    return await client.evalsha(script.sha, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-    return await client.eval(script.source, keys.length, ...keys, ...args);
-  }
 }
 
 /**

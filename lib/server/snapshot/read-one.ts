@@ -7,18 +7,22 @@ import "server-only";
  */
 import type { Redis } from "ioredis";
 import { MAX_WAITERS_LISTED, type LockDetail, type LockResponse, type Waiter } from "@/lib/api";
-import { FENCE_PREFIX } from "@redlock-console/redlock";
+import { defineScript, FENCE_PREFIX } from "@redlock-console/redlock";
 import type { FlagThresholds, NodeKeyState } from "./fold";
 import type { ConsoleNode } from "../node-registry";
 import { ownershipKeys, parseWaiterMember, READ_LOCK_LUA } from "./ownership";
-import { READ_KEY_LUA, readScript, runReadScript, toKeyState } from "./read-node";
+import { READ_KEY_LUA, toKeyState } from "./read-node";
 import { foldNodes, type FlagLimits } from "./snapshot";
 
 /**
  * KEYS[1..3] the resource, its owner entry and waiters, KEYS[4] its fencing counter; ARGV[1] now
- * (epoch ms), ARGV[2] most waiters listed. All in one round trip per node.
+ * (epoch ms), ARGV[2] most waiters listed. All in one round trip per node. Replies the resource's
+ * `readLock` reply, the counter (null when absent) and the live waiters, member then score.
  */
-const READ_ONE_SCRIPT = readScript(`${READ_KEY_LUA}${READ_LOCK_LUA}
+export const READ_ONE_SCRIPT = defineScript<
+  readonly [nowMs: number, waitersListed: number],
+  [lock: unknown, fence: string | null, waiters: string[]]
+>(`${READ_KEY_LUA}${READ_LOCK_LUA}
 local fence = false
 if redis.call('TYPE', KEYS[4])['ok'] == 'string' then fence = redis.call('GET', KEYS[4]) end
 local waiters = {}
@@ -80,10 +84,7 @@ export function mergeWaiters(perNode: ReadonlyArray<readonly NodeWaiter[]>): Wai
 
 async function readResourceOnNode(client: Redis, key: Buffer, nowMs: number): Promise<NodeRead> {
   const keys = [...ownershipKeys(key), Buffer.concat([FENCE, key])];
-  const reply = await runReadScript(client, READ_ONE_SCRIPT, keys, [
-    String(nowMs),
-    String(MAX_WAITERS_LISTED),
-  ]);
+  const reply = await READ_ONE_SCRIPT.run(client, keys, [nowMs, MAX_WAITERS_LISTED]);
   const [keyReply, fenceReply, waitersReply] = Array.isArray(reply) ? reply : [];
   return {
     state: toKeyState(keyReply),
