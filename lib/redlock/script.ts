@@ -14,8 +14,17 @@ export type ScriptArg = string | number | Buffer;
 export interface Script<Args extends readonly ScriptArg[] = readonly ScriptArg[], Reply = unknown> {
   readonly body: string;
   readonly sha: string;
-  /** Runs it on one client: EVALSHA, then EVAL once if the node lost its script cache. */
-  run(client: IoredisClient, keys: readonly ScriptKey[], args: Args): Promise<Reply>;
+  /**
+   * Runs it on one client: EVALSHA, then EVAL once if the node lost its script cache. `sendBody`
+   * sends EVAL at once, for a call that must run as queued even after its caller stopped waiting
+   * (a paused node answers NOSCRIPT when it resumes, and the retry would come too late).
+   */
+  run(
+    client: IoredisClient,
+    keys: readonly ScriptKey[],
+    args: Args,
+    options?: { readonly sendBody?: boolean },
+  ): Promise<Reply>;
 }
 
 const sha1 = (body: string) => createHash("sha1").update(body).digest("hex");
@@ -24,13 +33,13 @@ const sha1 = (body: string) => createHash("sha1").update(body).digest("hex");
 export function defineScript<Args extends readonly ScriptArg[], Reply>(
   body: string,
 ): Script<Args, Reply> {
-  const script: Script<Args, Reply> = Object.freeze({
+  const script: Script<Args, Reply> = {
     body,
     sha: sha1(body),
-    run: (client: IoredisClient, keys: readonly ScriptKey[], args: Args) =>
-      evaluate(client, script, keys, args) as Promise<Reply>,
-  });
-  return script;
+    run: (client, keys, args, options) =>
+      evaluate(client, script, keys, args, !options?.sendBody) as Promise<Reply>,
+  };
+  return Object.freeze(script);
 }
 
 export const isNoScript = (error: unknown) =>

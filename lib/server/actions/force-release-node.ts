@@ -69,13 +69,9 @@ export async function forceReleaseOnNode(
 ): Promise<{ outcome: string; holder: string | null; latencyMs: number }> {
   const startMs = performance.now();
   const ownerEntry = Buffer.concat([OWNER_PREFIX_BYTES, key]);
-  if (mode !== "check") {
-    // A paused node runs its queued delete when it resumes, after the call has timed out: were the
-    // script not cached there, that EVALSHA would meet NOSCRIPT with no EVAL retry left to send, and
-    // nothing would be deleted. Loaded just before, on the same connection (Redis runs a
-    // connection's commands in order), it is there, as a plain EVAL carried it before.
-    void node.client.script("LOAD", FORCE_RELEASE_SCRIPT.body).catch(() => undefined);
-  }
+  // A delete sends the script's body: a paused node runs its queued command when it resumes, after
+  // the call has timed out, and must run it then (an EVALSHA could meet NOSCRIPT, and its EVAL
+  // retry would come after the follow-up asked what the call did).
   const run =
     mode === "check"
       ? FORCE_RELEASE_SCRIPT.run(node.client, [key, ownerEntry], [mode, expected])
@@ -83,6 +79,7 @@ export async function forceReleaseOnNode(
           node.client,
           [key, ownerEntry, markerKey],
           [mode, expected, OUTCOME_MARKER_TTL_MS],
+          { sendBody: true },
         );
   try {
     const [outcome, holder] = await withDeadline(run, deadlineMs);
