@@ -12,7 +12,7 @@ import { NodeHoldersTable } from "@/components/node-holders-table";
 import { LockStateBadge } from "@/components/state-badge";
 import { ValidityCountdown } from "@/components/validity-countdown";
 import { WaitersTable } from "@/components/waiters-table";
-import type { LockDetail } from "@/lib/api/locks";
+import { expiresAtMs, type LockDetail } from "@/lib/api/locks";
 import { useAudit } from "../../_queries/audit";
 import { useLock } from "../../_queries/lock";
 import { useNodes } from "../../_queries/nodes";
@@ -28,8 +28,6 @@ interface LockSummaryProps {
 }
 
 function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
-  const validUntilMs =
-    lock.validityMs === null || lock.validityMs < 0 ? null : serverTimeMs + lock.validityMs;
   return (
     <dl className={styles.summary}>
       <dt>State</dt>
@@ -70,7 +68,7 @@ function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
       </dd>
       <dt>Validity</dt>
       <dd>
-        <ValidityCountdown validUntilMs={validUntilMs} neverExpires={lock.validityMs === -1} />
+        <ValidityCountdown validUntilMs={expiresAtMs(lock.validityMs, serverTimeMs)} />
       </dd>
       <dt>Holder value</dt>
       <dd>
