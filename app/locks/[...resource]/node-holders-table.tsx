@@ -1,7 +1,7 @@
+import { HolderValue } from "@/components/locks/holder-value";
+import { labelsText, ownerHeadline } from "@/components/locks/lock-owner";
 import { expiresAtMs, type NodeHolder, type NodeHolderDetail } from "@/lib/api/locks";
 import type { NodeInfo } from "@/lib/api/nodes";
-import { HolderValue } from "./holder-value";
-import { labelsText, ownerHeadline } from "./lock-owner";
 import { PttlBar } from "./pttl-bar";
 
 interface NodeHoldersTableProps {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sortLocks, type SortableLockRow } from "@/components/sort-locks";
+import { sortLocks, type SortableLockRow } from "@/app/(overview)/sort-locks";
 
 function row(resource: string, overrides: Partial<SortableLockRow> = {}): SortableLockRow {
   return {

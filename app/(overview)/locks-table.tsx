@@ -2,12 +2,12 @@
 
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useMemo, useRef, type CSSProperties } from "react";
+import { useMediaQuery } from "@/hooks/use-media-query";
 import type { LiveLockRow } from "@/lib/api/locks";
 import { LockRowView } from "./lock-row";
 import { LocksTableHeader } from "./locks-table-header";
 import { groupByLabel, type GroupedItem } from "./owner-groups";
 import type { LockSortKey, SortDirection } from "./sort-locks";
-import { useMediaQuery } from "./use-media-query";
 import styles from "./locks-table.module.css";
 
 interface LocksTableProps {

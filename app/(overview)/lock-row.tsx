@@ -1,14 +1,14 @@
 import Link from "next/link";
 import { memo, type CSSProperties } from "react";
+import { ElapsedSince } from "@/components/locks/held-for";
+import { HolderValue } from "@/components/locks/holder-value";
+import { LockFlags } from "@/components/locks/lock-flags";
+import { LockOwnerLabel } from "@/components/locks/lock-owner";
+import { LockStateBadge } from "@/components/locks/state-badge";
+import { ValidityCountdown } from "@/components/locks/validity-countdown";
 import type { LiveLockRow } from "@/lib/api/locks";
 import { keyParamFor } from "@/lib/api/resource-key";
-import { ElapsedSince } from "./held-for";
-import { HolderValue } from "./holder-value";
-import { LockFlags } from "./lock-flags";
-import { LockOwnerLabel } from "./lock-owner";
 import { NodePresence } from "./node-presence";
-import { LockStateBadge } from "./state-badge";
-import { ValidityCountdown } from "./validity-countdown";
 import styles from "./locks-table.module.css";
 
 /** A key that is not UTF-8 (or very long) is opened by its bytes: `?key=<base64url>`. */
