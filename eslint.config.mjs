@@ -40,15 +40,24 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   {
-    // No React outside app/ and components/: `use…` helpers there are not hooks.
+    // No React outside app/, components/ and hooks/: `use…` helpers there are not hooks.
     files: ["lib/redlock/**", "lib/server/**", "test/**", "scripts/**", "bench/**", "e2e/**"],
     rules: { "react-hooks/rules-of-hooks": "off" },
   },
+  // Imports flow one way: app -> components -> hooks -> lib.
   {
-    // Imports flow one way: app -> components -> lib.
+    // A shared component never reaches into a route's folder.
+    files: ["components/**"],
+    rules: { "no-restricted-imports": ["error", { patterns: ["@/app/*"] }] },
+  },
+  {
+    files: ["hooks/**"],
+    rules: { "no-restricted-imports": ["error", { patterns: ["@/app/*", "@/components/*"] }] },
+  },
+  {
     files: ["lib/**"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: ["@/app/*", "@/components/*"] }],
+      "no-restricted-imports": ["error", { patterns: ["@/app/*", "@/components/*", "@/hooks/*"] }],
     },
   },
   {

@@ -1,9 +1,9 @@
 import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
-import { SiteNav } from "@/components/site-nav";
 import { Providers } from "./providers";
 import { ReadOnlyBanner } from "./_shell/read-only-banner";
 import { SessionMenu } from "./_shell/session-menu";
+import { SiteNav } from "./_shell/site-nav";
 import "./globals.css";
 import styles from "./layout.module.css";
 

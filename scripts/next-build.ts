@@ -16,6 +16,7 @@ export const NEXT_CLI = createRequire(import.meta.url).resolve("next/dist/bin/ne
 const BUILD_INPUTS = [
   "app",
   "components",
+  "hooks",
   "lib",
   "public",
   "instrumentation.ts",

@@ -1,15 +1,15 @@
 "use client";
 
 import { useMemo } from "react";
-import { ErrorNotice } from "@/components/error-notice";
-import { LocksFilters } from "@/components/locks-filters";
-import { LocksTable } from "@/components/locks-table";
-import { labelNames, matchesOwner, parseOwnerFilter } from "@/components/owner-groups";
-import { NodeStrip } from "@/components/node-strip";
-import { sortLocks } from "@/components/sort-locks";
+import { ErrorNotice } from "@/components/ui/error-notice";
 import { MAX_ROWS, useLocks } from "../_queries/locks";
 import { useNodes } from "../_queries/nodes";
+import { LocksFilters } from "./locks-filters";
 import { LocksSummary } from "./locks-summary";
+import { LocksTable } from "./locks-table";
+import { NodeStrip } from "./node-strip";
+import { labelNames, matchesOwner, parseOwnerFilter } from "./owner-groups";
+import { sortLocks } from "./sort-locks";
 import { useOverviewParams } from "./use-overview-params";
 
 function NodesSection() {

@@ -3,8 +3,8 @@
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo } from "react";
 import type { LockState } from "@/lib/api/locks";
-import { LOCK_SORT_KEYS, type LockSortKey, type SortDirection } from "@/components/sort-locks";
 import type { LocksFilter } from "../_queries/locks";
+import { LOCK_SORT_KEYS, type LockSortKey, type SortDirection } from "./sort-locks";
 
 const STATES: readonly string[] = ["held", "partial", "conflict"];
 

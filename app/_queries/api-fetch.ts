@@ -1,4 +1,4 @@
-import { observeServerTime } from "@/components/clock/server-clock";
+import { observeServerTime } from "@/hooks/server-clock";
 import { ApiError, isErrorCode, type ErrorBody } from "@/lib/api";
 
 export { ApiError, isApiError } from "@/lib/api";

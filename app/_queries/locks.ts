@@ -1,7 +1,13 @@
 "use client";
 
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
-import { MAX_PAGE_LIMIT, type LockRow, type LocksResponse, type LockState } from "@/lib/api/locks";
+import {
+  expiresAtMs,
+  MAX_PAGE_LIMIT,
+  type LiveLockRow,
+  type LocksResponse,
+  type LockState,
+} from "@/lib/api/locks";
 import { apiFetch } from "./api-fetch";
 import { useCanRead } from "./session";
 
@@ -9,11 +15,6 @@ export interface LocksFilter {
   /** Redis MATCH glob; empty: every lock. */
   match: string;
   state: LockState | null;
-}
-
-/** A snapshot row with the server-clock instant at which its validity ends (null: none or never). */
-export interface LiveLockRow extends LockRow {
-  validUntilMs: number | null;
 }
 
 export interface LiveLocks extends Omit<LocksResponse, "items" | "nextCursor"> {
@@ -31,12 +32,6 @@ function pageUrl(filter: LocksFilter, cursor: string | null): string {
   return `/api/locks?${params}`;
 }
 
-function toLive(row: LockRow, serverTimeMs: number): LiveLockRow {
-  const validUntilMs =
-    row.validityMs === null || row.validityMs < 0 ? null : serverTimeMs + row.validityMs;
-  return { ...row, validUntilMs };
-}
-
 /** Every page of the snapshot for this filter (the table sorts and virtualises client-side). */
 export async function fetchLocks(filter: LocksFilter, signal?: AbortSignal): Promise<LiveLocks> {
   let cursor: string | null = null;
@@ -46,7 +41,8 @@ export async function fetchLocks(filter: LocksFilter, signal?: AbortSignal): Pro
     const page: LocksResponse = await apiFetch<LocksResponse>(pageUrl(filter, cursor), { signal });
     first ??= page;
     // Each page converts with its own serverTime: a later page may come from a newer snapshot.
-    for (const row of page.items) items.push(toLive(row, page.serverTime));
+    for (const row of page.items)
+      items.push({ ...row, validUntilMs: expiresAtMs(row.validityMs, page.serverTime) });
     cursor = page.nextCursor;
   } while (cursor && items.length < MAX_ROWS);
   const { nextCursor: _nextCursor, items: _firstItems, ...summary } = first;

@@ -2,8 +2,8 @@
 
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { ErrorNotice } from "@/components/error-notice";
-import { useHydrated } from "@/components/use-hydrated";
+import { ErrorNotice } from "@/components/ui/error-notice";
+import { useHydrated } from "@/hooks/use-hydrated";
 import { useSession } from "../_queries/session";
 
 /** Renders its children once reads are allowed: open reads, or after login when reads are closed. */

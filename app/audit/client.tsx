@@ -1,8 +1,8 @@
 "use client";
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { AuditTable } from "@/components/audit-table";
-import { ErrorNotice } from "@/components/error-notice";
+import { AuditTable } from "@/components/locks/audit-table";
+import { ErrorNotice } from "@/components/ui/error-notice";
 import { auditActionSchema, type AuditAction } from "@/lib/api/audit";
 import { useAudit } from "../_queries/audit";
 

@@ -2,12 +2,12 @@
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useMemo } from "react";
-import { ChartLineNodeLatency } from "@/components/chart-line-node-latency";
-import { ChartLineQuorumLatency } from "@/components/chart-line-quorum-latency";
-import { ErrorNotice } from "@/components/error-notice";
-import { bucketWidthMs, nodePoints, quorumPoints } from "@/components/latency-buckets";
+import { ErrorNotice } from "@/components/ui/error-notice";
 import type { LatencyResponse } from "@/lib/api/latency";
 import { useLatency } from "../_queries/latency";
+import { ChartLineNodeLatency } from "./chart-line-node-latency";
+import { ChartLineQuorumLatency } from "./chart-line-quorum-latency";
+import { bucketWidthMs, nodePoints, quorumPoints } from "./latency-buckets";
 import { LatencyStats } from "./latency-stats";
 
 const WINDOWS = ["5m", "15m", "1h", "6h"] as const;

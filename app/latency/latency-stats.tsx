@@ -1,6 +1,6 @@
-import { formatLatencyMs } from "@/components/format";
-import { percentile } from "@/components/latency-buckets";
+import { formatLatencyMs } from "@/components/ui/format";
 import type { LatencyResponse } from "@/lib/api/latency";
+import { percentile } from "./latency-buckets";
 
 /** Headline numbers of the window: sample count, failures, overall p50/p99. */
 export function LatencyStats({ data }: { data: LatencyResponse }) {

@@ -2,7 +2,7 @@
 
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { ErrorNotice } from "@/components/error-notice";
+import { ErrorNotice } from "@/components/ui/error-notice";
 import { isApiError } from "../_queries/api-fetch";
 import { useLogin, useSession } from "../_queries/session";
 

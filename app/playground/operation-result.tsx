@@ -1,7 +1,7 @@
-import { ErrorNotice } from "@/components/error-notice";
-import { formatLatencyMs } from "@/components/format";
-import { VoteTable } from "@/components/vote-table";
+import { ErrorNotice } from "@/components/ui/error-notice";
+import { formatLatencyMs } from "@/components/ui/format";
 import type { OperationRecord } from "./use-playground";
+import { VoteTable } from "./vote-table";
 
 /** What the last action did: its outcome in words, its total latency, and each node's vote. */
 export function OperationResult({ record }: { record: OperationRecord }) {

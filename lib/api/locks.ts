@@ -114,6 +114,24 @@ export const lockRowSchema = z.object({
 });
 export type LockRow = z.infer<typeof lockRowSchema>;
 
+/**
+ * The one validity formula of the console: the server-clock instant (epoch ms) at which a time left,
+ * read when the response's `serverTime` was taken, runs out. It turns a row's `validityMs` or a
+ * node's `pttlMs` into the instant a countdown ticks towards, on the server's clock so a browser
+ * with a wrong clock still counts right. null when there is nothing to count (no majority, no key);
+ * Infinity when it never runs out (-1: the key has no TTL).
+ */
+export function expiresAtMs(timeLeftMs: number | null, serverTimeMs: number): number | null {
+  if (timeLeftMs === null) return null;
+  return timeLeftMs < 0 ? Number.POSITIVE_INFINITY : serverTimeMs + timeLeftMs;
+}
+
+/** A snapshot row as the console shows and sorts it: the API's row plus the instant its validity ends. */
+export interface LiveLockRow extends LockRow {
+  /** `expiresAtMs(validityMs, serverTime)`: null without a majority, Infinity when it never expires. */
+  validUntilMs: number | null;
+}
+
 export const DEFAULT_PAGE_LIMIT = 100;
 /** Values in `GET /api/locks` rows are cut to this many characters (one 5 MB value must not make every page 10 MB). */
 export const LIST_VALUE_MAX_CHARS = 256;

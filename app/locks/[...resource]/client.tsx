@@ -1,23 +1,23 @@
 "use client";
 
 import Link from "next/link";
-import { AuditTable } from "@/components/audit-table";
-import { ErrorNotice } from "@/components/error-notice";
-import { formatTimestamp } from "@/components/format";
-import { ElapsedSince } from "@/components/held-for";
-import { HolderValue } from "@/components/holder-value";
-import { LockFlags } from "@/components/lock-flags";
-import { LockOwnerLabel, OwnerLabels } from "@/components/lock-owner";
-import { NodeHoldersTable } from "@/components/node-holders-table";
-import { LockStateBadge } from "@/components/state-badge";
-import { ValidityCountdown } from "@/components/validity-countdown";
-import { WaitersTable } from "@/components/waiters-table";
-import type { LockDetail } from "@/lib/api/locks";
+import { AuditTable } from "@/components/locks/audit-table";
+import { ElapsedSince } from "@/components/locks/held-for";
+import { HolderValue } from "@/components/locks/holder-value";
+import { LockFlags } from "@/components/locks/lock-flags";
+import { LockOwnerLabel, OwnerLabels } from "@/components/locks/lock-owner";
+import { LockStateBadge } from "@/components/locks/state-badge";
+import { ValidityCountdown } from "@/components/locks/validity-countdown";
+import { ErrorNotice } from "@/components/ui/error-notice";
+import { formatTimestamp } from "@/components/ui/format";
+import { expiresAtMs, type LockDetail } from "@/lib/api/locks";
 import { useAudit } from "../../_queries/audit";
 import { useLock } from "../../_queries/lock";
 import { useNodes } from "../../_queries/nodes";
 import { ForceReleaseSection } from "./force-release-section";
+import { NodeHoldersTable } from "./node-holders-table";
 import { useMaxSeen } from "./use-max-seen";
+import { WaitersTable } from "./waiters-table";
 import styles from "./lock-detail.module.css";
 
 interface LockSummaryProps {
@@ -28,8 +28,6 @@ interface LockSummaryProps {
 }
 
 function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
-  const validUntilMs =
-    lock.validityMs === null || lock.validityMs < 0 ? null : serverTimeMs + lock.validityMs;
   return (
     <dl className={styles.summary}>
       <dt>State</dt>
@@ -70,7 +68,7 @@ function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
       </dd>
       <dt>Validity</dt>
       <dd>
-        <ValidityCountdown validUntilMs={validUntilMs} neverExpires={lock.validityMs === -1} />
+        <ValidityCountdown validUntilMs={expiresAtMs(lock.validityMs, serverTimeMs)} />
       </dd>
       <dt>Holder value</dt>
       <dd>

@@ -2,12 +2,12 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import { ForceReleaseDialog } from "@/components/force-release-dialog";
 import type { ForceReleaseRequest } from "@/lib/api/actions";
 import type { LockRow } from "@/lib/api/locks";
 import { useAudit } from "../../_queries/audit";
 import { useForceRelease } from "../../_queries/lock-actions";
 import { useSession } from "../../_queries/session";
+import { ForceReleaseDialog } from "./force-release-dialog";
 
 function forceReleaseRequest(lock: LockRow, reason: string, force: boolean): ForceReleaseRequest {
   // A key that is not valid UTF-8 is named by its exact bytes.

@@ -1,5 +1,5 @@
+import { shortValue } from "@/components/ui/format";
 import type { NodeHolder } from "@/lib/api/locks";
-import { shortValue } from "./format";
 
 type PlannedOutcome = "delete" | "keep-other" | "absent" | "unreachable";
 

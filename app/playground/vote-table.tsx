@@ -1,5 +1,5 @@
+import { formatLatencyMs } from "@/components/ui/format";
 import type { Attempt } from "@/lib/api/common";
-import { formatLatencyMs } from "./format";
 
 /** How each node voted in the last attempt of an operation, and how long it took to answer. */
 export function VoteTable({ attempts }: { attempts: Attempt[] }) {

@@ -1,9 +1,12 @@
-import type { NodeInfo } from "@/lib/api/nodes";
-import { formatLatencyMs, formatUptimeS } from "./format";
+import { ValidityCountdown } from "@/components/locks/validity-countdown";
+import { formatLatencyMs, formatUptimeS } from "@/components/ui/format";
+import type { NodeInfo, NodeStatus } from "@/lib/api/nodes";
 import { NodeWarningChips, NodeWarningsDetails } from "./node-warnings";
-import { NodeStatusBadge } from "./state-badge";
-import { ValidityCountdown } from "./validity-countdown";
 import styles from "./node-strip.module.css";
+
+function NodeStatusBadge({ status }: { status: NodeStatus }) {
+  return <span className={`badge badge-node-${status}`}>{status}</span>;
+}
 
 function NodeCard({ node }: { node: NodeInfo }) {
   return (

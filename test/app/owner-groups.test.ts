@@ -4,7 +4,7 @@ import {
   labelNames,
   matchesOwner,
   parseOwnerFilter,
-} from "@/components/owner-groups";
+} from "@/app/(overview)/owner-groups";
 import type { LockOwner } from "@/lib/api/locks";
 
 const owned = (resource: string, labels: Record<string, string>) => ({

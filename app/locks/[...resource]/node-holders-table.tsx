@@ -1,7 +1,7 @@
-import type { NodeHolder, NodeHolderDetail } from "@/lib/api/locks";
+import { HolderValue } from "@/components/locks/holder-value";
+import { labelsText, ownerHeadline } from "@/components/locks/lock-owner";
+import { expiresAtMs, type NodeHolder, type NodeHolderDetail } from "@/lib/api/locks";
 import type { NodeInfo } from "@/lib/api/nodes";
-import { HolderValue } from "./holder-value";
-import { labelsText, ownerHeadline } from "./lock-owner";
 import { PttlBar } from "./pttl-bar";
 
 interface NodeHoldersTableProps {
@@ -14,11 +14,6 @@ interface NodeHoldersTableProps {
   serverTimeMs: number;
   /** Time that fills a PTTL bar, in ms. */
   scaleMs: number;
-}
-
-function expiresAt(holder: NodeHolder, serverTimeMs: number): number | null {
-  if (holder.pttlMs === null) return null;
-  return holder.pttlMs < 0 ? Number.POSITIVE_INFINITY : serverTimeMs + holder.pttlMs;
 }
 
 function valueNote(holder: NodeHolder, majorityValue: string | null): string {
@@ -90,7 +85,7 @@ export function NodeHoldersTable({
                 {holder.reachable ? (
                   <PttlBar
                     label={`${holder.nodeId} time to live`}
-                    expiresAtMs={expiresAt(holder, serverTimeMs)}
+                    expiresAtMs={expiresAtMs(holder.pttlMs, serverTimeMs)}
                     scaleMs={scaleMs}
                   />
                 ) : (

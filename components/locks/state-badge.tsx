@@ -1,5 +1,4 @@
 import type { LockState } from "@/lib/api/locks";
-import type { NodeStatus } from "@/lib/api/nodes";
 
 const LOCK_STATE_HINT: Record<LockState, string> = {
   held: "One value on a majority of nodes",
@@ -13,8 +12,4 @@ export function LockStateBadge({ state }: { state: LockState }) {
       {state}
     </span>
   );
-}
-
-export function NodeStatusBadge({ status }: { status: NodeStatus }) {
-  return <span className={`badge badge-node-${status}`}>{status}</span>;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bucketWidthMs, nodePoints, percentile, quorumPoints } from "@/components/latency-buckets";
+import { bucketWidthMs, nodePoints, percentile, quorumPoints } from "@/app/latency/latency-buckets";
 
 describe("percentile", () => {
   it("takes the nearest rank", () => {

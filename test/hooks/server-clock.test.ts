@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { observeServerTime, serverNow } from "@/components/clock/server-clock";
+import { observeServerTime, serverNow } from "@/hooks/server-clock";
 
 describe("server clock", () => {
   it("keeps the largest offset seen, so an old snapshot's serverTime cannot pull countdowns back", () => {

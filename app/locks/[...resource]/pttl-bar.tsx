@@ -1,7 +1,7 @@
 "use client";
 
-import { useServerNow } from "./clock/use-server-now";
-import { formatDurationMs } from "./format";
+import { formatDurationMs } from "@/components/ui/format";
+import { useServerNow } from "@/hooks/use-server-now";
 
 interface PttlBarProps {
   /** Accessible name, e.g. "node-1 time to live". */

@@ -1,5 +1,5 @@
+import { formatTimestamp, shortValue } from "@/components/ui/format";
 import type { AuditEntry } from "@/lib/api/audit";
-import { formatTimestamp, shortValue } from "./format";
 
 /** Audit entries, newest first: who did what to which lock, why, and how it ended. */
 export function AuditTable({

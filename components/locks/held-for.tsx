@@ -1,7 +1,7 @@
 "use client";
 
-import { useServerNow } from "./clock/use-server-now";
-import { formatDurationMs } from "./format";
+import { formatDurationMs } from "@/components/ui/format";
+import { useServerNow } from "@/hooks/use-server-now";
 
 /** Time since `sinceMs` (server-clock epoch ms), ticking every second; "—" when unknown. */
 export function ElapsedSince({ sinceMs, label }: { sinceMs: number | null; label?: string }) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sortLocks, type SortableLockRow } from "@/components/sort-locks";
+import { sortLocks, type SortableLockRow } from "@/app/(overview)/sort-locks";
 
 function row(resource: string, overrides: Partial<SortableLockRow> = {}): SortableLockRow {
   return {
@@ -7,7 +7,6 @@ function row(resource: string, overrides: Partial<SortableLockRow> = {}): Sortab
     state: "held",
     quorum: 5,
     validUntilMs: 1_000,
-    validityMs: 1_000,
     ...overrides,
   };
 }
@@ -30,9 +29,9 @@ describe("sortLocks", () => {
 
   it("orders validity with no-majority rows first and never-expiring rows last", () => {
     const rows = [
-      row("never", { validUntilMs: null, validityMs: -1 }),
+      row("never", { validUntilMs: Number.POSITIVE_INFINITY }),
       row("late", { validUntilMs: 9_000 }),
-      row("none", { validUntilMs: null, validityMs: null }),
+      row("none", { validUntilMs: null }),
       row("soon", { validUntilMs: 2_000 }),
     ];
     expect(sortLocks(rows, "validity", "asc").map((r) => r.resource)).toEqual([

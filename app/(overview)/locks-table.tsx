@@ -2,21 +2,16 @@
 
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useMemo, useRef, type CSSProperties } from "react";
-import type { LockRow } from "@/lib/api/locks";
+import { useMediaQuery } from "@/hooks/use-media-query";
+import type { LiveLockRow } from "@/lib/api/locks";
 import { LockRowView } from "./lock-row";
 import { LocksTableHeader } from "./locks-table-header";
 import { groupByLabel, type GroupedItem } from "./owner-groups";
 import type { LockSortKey, SortDirection } from "./sort-locks";
-import { useMediaQuery } from "./use-media-query";
 import styles from "./locks-table.module.css";
 
-export interface LocksTableRow extends LockRow {
-  /** Server-clock epoch ms at which validity ends; null when none or never. */
-  validUntilMs: number | null;
-}
-
 interface LocksTableProps {
-  rows: LocksTableRow[];
+  rows: LiveLockRow[];
   sortKey: LockSortKey;
   sortDirection: SortDirection;
   onSort: (key: LockSortKey) => void;
@@ -26,7 +21,7 @@ interface LocksTableProps {
 
 const GROUP_ROW_HEIGHT_PX = 34;
 
-function itemKey(item: GroupedItem<LocksTableRow> | undefined, index: number): string | number {
+function itemKey(item: GroupedItem<LiveLockRow> | undefined, index: number): string | number {
   if (!item) return index;
   return item.kind === "lock" ? item.row.resource : `group:${item.value ?? ""}`;
 }
@@ -37,7 +32,7 @@ function GroupHeader({
   rowIndex,
   style,
 }: {
-  item: Extract<GroupedItem<LocksTableRow>, { kind: "group" }>;
+  item: Extract<GroupedItem<LiveLockRow>, { kind: "group" }>;
   groupBy: string;
   rowIndex: number;
   style: CSSProperties;

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { formatDurationMs, formatLatencyMs, formatUptimeS, shortValue } from "@/components/format";
+import {
+  formatDurationMs,
+  formatLatencyMs,
+  formatUptimeS,
+  shortValue,
+} from "@/components/ui/format";
 
 describe("format", () => {
   it("formats durations with tenths under a minute, then minutes, hours and days", () => {

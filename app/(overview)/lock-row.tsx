@@ -1,14 +1,14 @@
 import Link from "next/link";
 import { memo, type CSSProperties } from "react";
+import { ElapsedSince } from "@/components/locks/held-for";
+import { HolderValue } from "@/components/locks/holder-value";
+import { LockFlags } from "@/components/locks/lock-flags";
+import { LockOwnerLabel } from "@/components/locks/lock-owner";
+import { LockStateBadge } from "@/components/locks/state-badge";
+import { ValidityCountdown } from "@/components/locks/validity-countdown";
+import type { LiveLockRow } from "@/lib/api/locks";
 import { keyParamFor } from "@/lib/api/resource-key";
-import { ElapsedSince } from "./held-for";
-import { HolderValue } from "./holder-value";
-import { LockFlags } from "./lock-flags";
-import { LockOwnerLabel } from "./lock-owner";
-import type { LocksTableRow } from "./locks-table";
 import { NodePresence } from "./node-presence";
-import { LockStateBadge } from "./state-badge";
-import { ValidityCountdown } from "./validity-countdown";
 import styles from "./locks-table.module.css";
 
 /** A key that is not UTF-8 (or very long) is opened by its bytes: `?key=<base64url>`. */
@@ -19,14 +19,14 @@ export function lockHref(resource: string, resourceBase64?: string): string {
 }
 
 interface LockRowViewProps {
-  row: LocksTableRow;
+  row: LiveLockRow;
   /** 1-based position among all rows, header included (aria-rowindex). */
   rowIndex: number;
   style: CSSProperties;
 }
 
 /** "2 · 5.0 s": how many wait, and for how long the first of them has waited. */
-function WaitersCell({ waiters }: { waiters: LocksTableRow["waiters"] }) {
+function WaitersCell({ waiters }: { waiters: LiveLockRow["waiters"] }) {
   if (waiters.count === 0) return <span className="muted">0</span>;
   return (
     <span title="Waiters, and how long the oldest has waited">
@@ -82,7 +82,7 @@ export const LockRowView = memo(function LockRowView({ row, rowIndex, style }: L
         <NodePresence nodes={row.nodes} value={row.value} />
       </span>
       <span role="cell" className={styles.validity}>
-        <ValidityCountdown validUntilMs={row.validUntilMs} neverExpires={row.validityMs === -1} />
+        <ValidityCountdown validUntilMs={row.validUntilMs} />
       </span>
     </div>
   );

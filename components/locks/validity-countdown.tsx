@@ -1,19 +1,21 @@
 "use client";
 
-import { useServerNow } from "./clock/use-server-now";
-import { formatDurationMs } from "./format";
+import { formatDurationMs } from "@/components/ui/format";
+import { useServerNow } from "@/hooks/use-server-now";
 
 interface ValidityCountdownProps {
-  /** Server-clock epoch ms at which validity ends; null: no majority holds a value. */
+  /**
+   * Server-clock epoch ms at which validity ends (see `expiresAtMs`); null: no majority holds a
+   * value; Infinity: the key has no TTL (PTTL -1), it never expires on its own.
+   */
   validUntilMs: number | null;
-  /** The key has no TTL (PTTL -1): it never expires on its own. */
-  neverExpires?: boolean;
 }
 
 /** Time left until `validUntilMs`, ticking ten times a second from the server's clock. */
-export function ValidityCountdown({ validUntilMs, neverExpires = false }: ValidityCountdownProps) {
+export function ValidityCountdown({ validUntilMs }: ValidityCountdownProps) {
   const nowMs = useServerNow();
-  if (neverExpires) return <span className="countdown muted">no expiry</span>;
+  if (validUntilMs === Number.POSITIVE_INFINITY)
+    return <span className="countdown muted">no expiry</span>;
   if (validUntilMs === null) return <span className="countdown muted">no majority</span>;
   if (nowMs === null) return <span className="countdown">…</span>;
 

@@ -1,16 +1,16 @@
 "use client";
 
 import { useEffect, useRef, useState, type FormEvent } from "react";
+import { ElapsedSince } from "@/components/locks/held-for";
+import { HolderValue } from "@/components/locks/holder-value";
+import { LockOwnerLabel, OwnerLabels } from "@/components/locks/lock-owner";
+import { ErrorNotice } from "@/components/ui/error-notice";
+import { formatTimestamp } from "@/components/ui/format";
 import { MAX_REASON_LENGTH, MIN_REASON_LENGTH, type ForceReleaseResponse } from "@/lib/api/actions";
 import type { AuditEntry } from "@/lib/api/audit";
 import type { LockRow } from "@/lib/api/locks";
-import { ErrorNotice } from "./error-notice";
 import { ForceReleasePreview, hasForeignValue } from "./force-release-preview";
 import { ForceReleaseOutcomes, ForceReleaseResult } from "./force-release-result";
-import { formatTimestamp } from "./format";
-import { ElapsedSince } from "./held-for";
-import { HolderValue } from "./holder-value";
-import { LockOwnerLabel, OwnerLabels } from "./lock-owner";
 import styles from "./force-release-dialog.module.css";
 
 export interface ForceReleaseDialogProps {

@@ -1,7 +1,7 @@
+import { ElapsedSince } from "@/components/locks/held-for";
+import { OwnerLabels } from "@/components/locks/lock-owner";
+import { formatTimestamp } from "@/components/ui/format";
 import type { Waiter } from "@/lib/api/locks";
-import { formatTimestamp } from "./format";
-import { ElapsedSince } from "./held-for";
-import { OwnerLabels } from "./lock-owner";
 
 /** Contenders waiting for a resource, longest waiting first. */
 export function WaitersTable({ waiters, nodeCount }: { waiters: Waiter[]; nodeCount: number }) {

@@ -2,7 +2,7 @@
 
 import type { ReactNode } from "react";
 import { CartesianGrid, Legend, LineChart, Tooltip, XAxis, YAxis } from "recharts";
-import { formatClock, formatLatencyMs } from "./format";
+import { formatClock, formatLatencyMs } from "@/components/ui/format";
 
 interface ChartFrameLatencyProps<Point> {
   /** Accessible name of the figure. */

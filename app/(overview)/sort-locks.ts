@@ -1,4 +1,4 @@
-import type { LockState } from "@/lib/api/locks";
+import type { LiveLockRow, LockState } from "@/lib/api/locks";
 
 export const LOCK_SORT_KEYS = [
   "resource",
@@ -11,23 +11,16 @@ export const LOCK_SORT_KEYS = [
 export type LockSortKey = (typeof LOCK_SORT_KEYS)[number];
 export type SortDirection = "asc" | "desc";
 
-export interface SortableLockRow {
-  resource: string;
-  state: LockState;
-  quorum: number;
-  validUntilMs: number | null;
-  validityMs: number | null;
-  /** When the holder acquired it (owner entry); null: unknown. */
-  heldSince?: number | null;
-  waiters?: { count: number };
-}
+/** The fields of a row the sort reads (heldSince and waiters may be left out: unknown, none). */
+export type SortableLockRow = Pick<LiveLockRow, "resource" | "state" | "quorum" | "validUntilMs"> &
+  Partial<Pick<LiveLockRow, "heldSince">> & { waiters?: Pick<LiveLockRow["waiters"], "count"> };
 
 // Trouble first when sorting by state ascending: conflict, then partial, then held.
 const STATE_RANK: Record<LockState, number> = { conflict: 0, partial: 1, held: 2 };
 
+/** Never-expiring rows are already last (Infinity); no majority means already invalid: first. */
 function validityRank(row: SortableLockRow): number {
-  if (row.validityMs !== null && row.validityMs < 0) return Number.POSITIVE_INFINITY; // never expires
-  return row.validUntilMs ?? Number.NEGATIVE_INFINITY; // no majority: already invalid
+  return row.validUntilMs ?? Number.NEGATIVE_INFINITY;
 }
 
 function compareBy(key: LockSortKey, a: SortableLockRow, b: SortableLockRow): number {

@@ -1,7 +1,7 @@
 import Link from "next/link";
+import { formatLatencyMs, formatTimestamp, shortValue } from "@/components/ui/format";
 import type { ForceReleaseNodeResult, ForceReleaseResponse } from "@/lib/api/actions";
 import type { AuditEntry } from "@/lib/api/audit";
-import { formatLatencyMs, formatTimestamp, shortValue } from "./format";
 
 const OUTCOME_TEXT: Record<ForceReleaseNodeResult["outcome"], string> = {
   deleted: "deleted",

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { shortValue } from "./format";
+import { shortValue } from "@/components/ui/format";
 
 /** A lock value, shortened, with a button that copies it whole. */
 export function HolderValue({ value }: { value: string | null }) {
