@@ -1,5 +1,5 @@
 export { default } from "./redlock";
-export { Lock } from "./lock";
+export { Lock, type LockManager } from "./lock";
 export {
   ExecutionError,
   NodeQuarantinedError,

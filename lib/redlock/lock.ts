@@ -1,10 +1,15 @@
-import type Redlock from "./redlock";
 import type { ExecutionStats, OwnerInfo, ReleaseResult } from "./types";
+
+/** What a Lock asks of the Redlock instance that made it (Redlock implements it). */
+export interface LockManager {
+  release(lock: Lock): Promise<ReleaseResult>;
+  extend(lock: Lock, duration: number): Promise<Lock>;
+}
 
 /** A lock held on a majority of nodes (node-redlock's shape, plus `fencingToken` and `owner`). */
 export class Lock {
   constructor(
-    readonly redlock: Redlock,
+    readonly redlock: LockManager,
     readonly resources: string[],
     /** The random value (40 hex chars) stored under every resource on every node that voted for. */
     readonly value: string,

@@ -1,9 +1,15 @@
 import { hostname } from "node:os";
-import type { Settings } from "./settings";
 import type { OwnerInfo } from "./types";
 
 /** Largest owner labels JSON (UTF-8 bytes) written next to a lock: it is sent with every acquire. */
 export const OWNER_LABELS_MAX_BYTES = 1024;
+
+/** The `owner` setting: labels to write with each lock, or false for no owner entry. */
+export type OwnerSetting = Readonly<Record<string, string>> | false;
+/** Any settings object carrying `owner` (settings.ts imports this file, not the reverse). */
+interface WithOwner {
+  readonly owner: OwnerSetting;
+}
 
 /** The labels and their JSON for one settings object, or undefined when owner metadata is off. */
 export interface OwnerLabels {
@@ -12,7 +18,7 @@ export interface OwnerLabels {
 }
 
 // Computed once per settings object (the instance's, or a call's overrides), never per acquire.
-const cache = new WeakMap<Settings, OwnerLabels | undefined>();
+const cache = new WeakMap<WithOwner, OwnerLabels | undefined>();
 let libraryLabels: Record<string, string> | undefined;
 
 function assertLabels(labels: unknown): asserts labels is Record<string, string> {
@@ -24,10 +30,7 @@ function assertLabels(labels: unknown): asserts labels is Record<string, string>
 }
 
 /** Merges the per-call labels over the instance's (later wins); `false` on either side turns it off. */
-export function mergeOwner(
-  base: Settings["owner"],
-  override: Settings["owner"] | undefined,
-): Settings["owner"] {
+export function mergeOwner(base: OwnerSetting, override: OwnerSetting | undefined): OwnerSetting {
   if (override === undefined) return base;
   if (override === false) return false;
   assertLabels(override);
@@ -38,7 +41,7 @@ export function mergeOwner(
  * The library's labels (host, pid), then the owner setting's; throws a TypeError when they are not
  * string labels or their JSON exceeds OWNER_LABELS_MAX_BYTES.
  */
-export function ownerLabels(settings: Settings): OwnerLabels | undefined {
+export function ownerLabels(settings: WithOwner): OwnerLabels | undefined {
   if (cache.has(settings)) return cache.get(settings);
   let resolved: OwnerLabels | undefined;
   if (settings.owner !== false) {

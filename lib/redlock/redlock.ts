@@ -4,7 +4,7 @@ import type { Core } from "./core";
 import { EXTEND, extend } from "./extend";
 import { ReleaseWaiter } from "./handoff";
 import { inspect } from "./inspect";
-import { Lock } from "./lock";
+import { Lock, type LockManager } from "./lock";
 import { defineBatchScript } from "./batch";
 import { FENCE } from "./fencing";
 import { RedlockNode } from "./node";
@@ -27,7 +27,7 @@ import type {
   ReleaseResult,
   ResourceInspection,
 } from "./types";
-import { using } from "./using";
+import { using, type LockOperations } from "./using";
 
 /** The lock operations a node may batch into one script call under concurrency (node.ts). */
 export const LOCK_BATCH_SCRIPT = defineBatchScript([ACQUIRE, EXTEND, RELEASE, FENCE]);
@@ -37,7 +37,7 @@ export const LOCK_BATCH_SCRIPT = defineBatchScript([ACQUIRE, EXTEND, RELEASE, FE
  * Emits `"error"` for each node error (only when listened to, as node-redlock) and `"operation"`
  * (an OperationEvent) after every acquire, extend and release.
  */
-export default class Redlock extends EventEmitter {
+export default class Redlock extends EventEmitter implements LockManager, LockOperations {
   readonly clients: Set<Client>;
   readonly settings: Settings;
   private readonly core: Core;

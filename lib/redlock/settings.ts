@@ -1,4 +1,4 @@
-import { mergeOwner, ownerLabels } from "./owner";
+import { mergeOwner, ownerLabels, type OwnerSetting } from "./owner";
 
 export interface Settings {
   /**
@@ -40,7 +40,7 @@ export interface Settings {
    * capped at 1,024 bytes (a TypeError past it). `false` writes no owner entry at all.
    * @default {} (on, with host and pid only)
    */
-  readonly owner: Readonly<Record<string, string>> | false;
+  readonly owner: OwnerSetting;
   /**
    * A contender that retries lists itself (its owner labels, since when) at `redlock:waiters:<resource>`
    * on each node, until it acquires, gives up or is aborted; the entry expires with its retry window.

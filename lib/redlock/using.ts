@@ -1,8 +1,14 @@
 import { RedlockError } from "./errors";
 import type { Lock } from "./lock";
-import type Redlock from "./redlock";
-import type { CallSettings } from "./settings";
+import type { CallSettings, Settings } from "./settings";
 import type { RedlockAbortSignal } from "./types";
+
+/** The Redlock operations `using` drives (an interface, so this file does not import redlock.ts). */
+export interface LockOperations {
+  readonly settings: Settings;
+  acquire(resources: string[], duration: number, settings?: CallSettings): Promise<Lock>;
+  extend(lock: Lock, duration: number, settings?: CallSettings): Promise<Lock>;
+}
 
 /**
  * Runs `routine` while holding the lock, extending it before its validity drops below
@@ -11,7 +17,7 @@ import type { RedlockAbortSignal } from "./types";
  * aborts a running routine's signal. The lock is released when the routine settles.
  */
 export async function using<T>(
-  redlock: Redlock,
+  redlock: LockOperations,
   resources: string[],
   durationMs: number,
   settings: CallSettings,
