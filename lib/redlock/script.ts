@@ -42,7 +42,7 @@ export function defineScript<Args extends readonly ScriptArg[], Reply>(
   return Object.freeze(script);
 }
 
-export const isNoScript = (error: unknown) =>
+const isNoScript = (error: unknown) =>
   error instanceof Error && error.message.startsWith("NOSCRIPT");
 
 let Command: typeof IoredisCommand | undefined;
