@@ -13,6 +13,24 @@ const MAX_BATCH = 256;
  */
 const MAX_CALLS_IN_FLIGHT = 2;
 
+/**
+ * Per client (shared by every Redlock on it), the scripts sent on its current connection: each goes
+ * once as EVAL before any EVALSHA of it, so a NOSCRIPT retry can never reorder the connection's
+ * commands (script.ts). One "close" listener per client clears it: a new connection may reach a
+ * restarted (or another) process, with an empty script cache.
+ */
+const sentScriptsByClient = new WeakMap<object, Set<string>>();
+
+function sentScriptsOf(client: Client, connection: IoredisClient): Set<string> {
+  let sent = sentScriptsByClient.get(client);
+  if (!sent) {
+    const created = new Set<string>();
+    connection.on("close", () => created.clear());
+    sentScriptsByClient.set(client, (sent = created));
+  }
+  return sent;
+}
+
 /** Connection states in which ioredis sends (or briefly queues until connected) a command. */
 const SENDABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
 
@@ -31,11 +49,7 @@ export class RedlockNode {
   private flushScheduled = false;
   /** Set when this node batches: only single-node ioredis clients do. */
   private readonly batchScript: BatchScript | undefined;
-  /**
-   * Scripts sent on the current connection, so each goes once as EVAL before any EVALSHA of it and
-   * a NOSCRIPT retry can never reorder this node's commands; undefined for a Cluster (its shards
-   * each have a cache) which relies on the fallback alone.
-   */
+  /** See sentScriptsOf; undefined for a Cluster (a cache per shard): it relies on the fallback alone. */
   private readonly sentScripts: Set<string> | undefined;
   /** The client as the library drives it (node-redis clients through their adapter). */
   private readonly connection: IoredisClient;
@@ -56,12 +70,8 @@ export class RedlockNode {
       typeof (this.connection as { pipeline?: unknown }).pipeline === "function" &&
       !this.connection.isCluster;
     this.batchScript = batches ? batchScript : undefined;
-    if (!this.connection.isCluster && typeof this.connection.on === "function") {
-      const sentScripts = new Set<string>();
-      // A new connection may reach a restarted (or another) process, with an empty script cache.
-      this.connection.on("close", () => sentScripts.clear());
-      this.sentScripts = sentScripts;
-    }
+    if (!this.connection.isCluster && typeof this.connection.on === "function")
+      this.sentScripts = sentScriptsOf(client, this.connection);
     this.restartWatch = new RestartWatch(this.connection, restartQuarantineMs);
   }
   get isSuspect(): boolean {

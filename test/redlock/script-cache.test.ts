@@ -42,4 +42,24 @@ describe("scripts on a node with an empty script cache (as after a restart)", ()
       await disconnect(ioredisClients);
     }
   });
+
+  it("keeps one record of sent scripts per client, whatever the number of Redlock instances on it", async () => {
+    const ioredisClients = connect(masters().urls);
+    try {
+      const lockers = await lockClients(ioredisClients);
+      // ioredis says "close"; the node-redis adapter listens to "end" (and "reconnecting").
+      const event = lockers[0] === ioredisClients[0] ? "close" : "end";
+      const emitter = lockers[0] as unknown as { listenerCount(name: string): number };
+      const closeListeners = () => emitter.listenerCount(event);
+      const before = closeListeners();
+      new Redlock(lockers, { restartQuarantine: false });
+      const once = closeListeners();
+      for (let index = 0; index < 20; index += 1)
+        new Redlock(lockers, { restartQuarantine: false });
+      expect(once).toBe(before + 1);
+      expect(closeListeners()).toBe(once);
+    } finally {
+      await disconnect(ioredisClients);
+    }
+  });
 });
