@@ -169,22 +169,14 @@ function sendToNode(
     node.unavailableReason() ??
     (request.gateRestarts ? node.restartWatch.quarantineError(node.address) : undefined);
   if (refusal) return run.record(index, { vote: "against", error: refusal });
+  // ioredis re-sends unanswered commands after reconnecting, maybe to a restarted, empty process
+  // that the gate never saw (autoResendUnfulfilledCommands): such an answer is no vote. Checked in
+  // the reply handler below, so the gate adds no promise per command.
+  const gated = request.gateRestarts && node.restartWatch.enabled;
+  let generation = 0;
   const evaluate = () => {
-    // Without quarantine there is no gate to bypass: skip the extra promise per command.
-    if (!request.gateRestarts || !node.restartWatch.enabled)
-      return node.evaluate(request.script, request.keys, request.args);
-    // ioredis re-sends unanswered commands after reconnecting, maybe to a restarted, empty process
-    // that the gate never saw (autoResendUnfulfilledCommands): such an answer is no vote.
-    const generation = node.restartWatch.connectionGeneration;
-    return node.evaluate(request.script, request.keys, request.args).then((reply) => {
-      if (request.gateRestarts && node.restartWatch.connectionGeneration !== generation) {
-        throw new NodeUnavailableError(
-          node.address,
-          `Node ${node.address} reconnected before answering; it may have restarted.`,
-        );
-      }
-      return reply;
-    });
+    generation = node.restartWatch.connectionGeneration;
+    return node.evaluate(request.script, request.keys, request.args);
   };
   // The restart check of a fresh connection is already in flight ahead of us: wait for its answer.
   const pending =
@@ -202,7 +194,19 @@ function sendToNode(
       : evaluate();
   sent[index] = pending;
   pending.then(
-    (reply) => run.record(index, request.judge(reply)),
+    (reply) =>
+      run.record(
+        index,
+        gated && node.restartWatch.connectionGeneration !== generation
+          ? {
+              vote: "against",
+              error: new NodeUnavailableError(
+                node.address,
+                `Node ${node.address} reconnected before answering; it may have restarted.`,
+              ),
+            }
+          : request.judge(reply),
+      ),
     (error: unknown) =>
       run.record(index, {
         vote: "against",
