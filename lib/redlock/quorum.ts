@@ -88,7 +88,7 @@ class AttemptRun {
   start(): void {
     this.timer = setTimeout(() => this.timeOut(), this.request.timeoutMs);
     for (let index = 0; index < this.nodes.length; index += 1)
-      sendToNode(this.nodes[index]!, index, this.request, this.sent, this);
+      this.sent[index] = sendToNode(this.nodes[index]!, index, this.request, this);
   }
 
   record(index: number, answer: NodeAnswer): void {
@@ -158,17 +158,20 @@ class AttemptRun {
   }
 }
 
+/** Sends the attempt's command to one node; returns it as sent (undefined when the node refused at once). */
 function sendToNode(
   node: RedlockNode,
   index: number,
   request: AttemptRequest,
-  sent: Array<Promise<unknown> | undefined>,
   run: AttemptRun,
-): void {
+): Promise<unknown> | undefined {
   const refusal =
     node.unavailableReason() ??
     (request.gateRestarts ? node.restartWatch.quarantineError(node.address) : undefined);
-  if (refusal) return run.record(index, { vote: "against", error: refusal });
+  if (refusal) {
+    run.record(index, { vote: "against", error: refusal });
+    return undefined;
+  }
   // ioredis re-sends unanswered commands after reconnecting, maybe to a restarted, empty process
   // that the gate never saw (autoResendUnfulfilledCommands): such an answer is no vote. Checked in
   // the reply handler below, so the gate adds no promise per command.
@@ -192,7 +195,6 @@ function sendToNode(
           return evaluate();
         })
       : evaluate();
-  sent[index] = pending;
   pending.then(
     (reply) =>
       run.record(
@@ -213,4 +215,5 @@ function sendToNode(
         error: error instanceof Error ? error : new RedlockError(String(error), { cause: error }),
       }),
   );
+  return pending;
 }
