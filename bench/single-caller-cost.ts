@@ -1,0 +1,165 @@
+/**
+ * Where a single caller's acquire+release time goes, in two measurements (README "Performance"):
+ *   npx tsx bench/single-caller-cost.ts
+ * 1. The libraries' own CPU per pair, driven by in-memory clients that answer at once (no I/O).
+ * 2. A bare client (no library: EVALSHA to all five masters, done at three replies) sending our
+ *    scripts with and without owner metadata, and node-redlock's scripts, on the same masters,
+ *    interleaved rounds: what the scripts alone cost.
+ */
+import { EventEmitter } from "node:events";
+import type { Redis } from "ioredis";
+import NodeRedlock from "redlock";
+import { startMasters } from "@/scripts/redis-masters";
+import { ACQUIRE } from "@/lib/redlock/acquire";
+import { RELEASE } from "@/lib/redlock/release";
+import { defineScript, type Script } from "@/lib/redlock/script";
+import { closeClients, openClients } from "./clients";
+import { compileOurs } from "./compile-ours";
+import type { LockAdapter } from "./peers";
+import { median, percentile } from "./stats";
+import { closedLoop } from "./workload";
+
+// Compiled like the peers ship (see compile-ours.ts); the scripts above are plain strings either way.
+const { default: Ours } = (await import(compileOurs())) as {
+  default: typeof import("@redlock-console/redlock").default;
+};
+
+/** Answers every script call at once: 1 (a vote for), or {1, 0} for an acquire (count, fence). */
+class InstantClient extends EventEmitter {
+  readonly isCluster = true; // the client's own evalsha, no socket
+  readonly status = "ready";
+  readonly options = {};
+  evalsha(_sha: string, keyCount: number, ...keysAndArgs: unknown[]): Promise<unknown> {
+    const args = keysAndArgs.slice(keyCount);
+    return Promise.resolve(args.length >= 3 && Number(args[1]) >= 1_000 ? [1, 0] : 1);
+  }
+  eval(body: string, keyCount: number, ...keysAndArgs: unknown[]): Promise<unknown> {
+    return this.evalsha(body, keyCount, ...keysAndArgs);
+  }
+  info(): Promise<string> {
+    return Promise.resolve("uptime_in_seconds:100000\r\nrun_id:instant\r\n");
+  }
+}
+
+interface Locker {
+  acquire(resources: string[], ttlMs: number): Promise<unknown>;
+  release(lock: never): Promise<unknown>;
+}
+
+async function cpuPerPairUs(locker: Locker, pairs: number): Promise<number> {
+  const start = process.cpuUsage();
+  for (let index = 0; index < pairs; index += 1)
+    await locker.release((await locker.acquire(["cost"], 10_000)) as never);
+  const cpu = process.cpuUsage(start);
+  return (cpu.user + cpu.system) / pairs;
+}
+
+const instantClients = () => Array.from({ length: 5 }, () => new InstantClient() as never);
+const lockers: Record<string, () => Locker> = {
+  ours: () => new Ours(instantClients()),
+  "node-redlock": () => new NodeRedlock(instantClients()) as unknown as Locker,
+};
+const cpuUs: Record<string, number[]> = {};
+for (let round = 0; round < 5; round += 1)
+  for (const [name, make] of Object.entries(lockers)) {
+    const locker = make();
+    await cpuPerPairUs(locker, 20_000); // warm-up
+    (cpuUs[name] ??= []).push(await cpuPerPairUs(locker, 100_000));
+  }
+console.log("1. library CPU per acquire+release, in-memory clients (median of 5 rounds):");
+for (const [name, figures] of Object.entries(cpuUs))
+  console.log(`   ${name.padEnd(14)} ${median(figures).toFixed(1)} µs`);
+
+// node-redlock 5's scripts, as it sends them (one resource: EXISTS+SET, GET+DEL).
+const PEER_ACQUIRE = defineScript<readonly [string, number], number>(`
+  for i, key in ipairs(KEYS) do
+    if redis.call("exists", key) == 1 then
+      return 0
+    end
+  end
+  for i, key in ipairs(KEYS) do
+    redis.call("set", key, ARGV[1], "PX", ARGV[2])
+  end
+  return #KEYS
+`);
+const PEER_RELEASE = defineScript<readonly [string], number>(`
+  local count = 0
+  for i, key in ipairs(KEYS) do
+    if redis.call("get", key) == ARGV[1] then
+      redis.pcall("del", key)
+      count = count + 1
+    end
+  end
+  return count
+`);
+
+const OWNER_JSON = JSON.stringify({ host: "bench", pid: "1", service: "billing" });
+
+/** Sends `script` to every client, resolves at the third reply (as a quorum of five would). */
+function atQuorum(clients: Redis[], script: Script, keys: string[], args: (string | number)[]) {
+  return new Promise<void>((resolve) => {
+    let replies = 0;
+    for (const client of clients)
+      void script.run(client, keys, args).then(() => {
+        replies += 1;
+        if (replies === 3) resolve();
+      });
+  });
+}
+
+type ScriptSet = "ours, owner on" | "ours, owner off" | "node-redlock's";
+function bareClient(clients: Redis[], scripts: ScriptSet): LockAdapter {
+  let counter = 0;
+  return {
+    async acquire(resource, ttlMs) {
+      const value = `${process.pid}-${(counter += 1)}`.padEnd(40, "0");
+      if (scripts === "node-redlock's") {
+        await atQuorum(clients, PEER_ACQUIRE, [resource], [value, ttlMs]);
+        return { handle: { keys: [resource], args: [value] }, attempts: 1 };
+      }
+      const owner = scripts === "ours, owner on";
+      const keys = owner ? [resource, `redlock:owner:${resource}`] : [resource];
+      const args = owner ? [value, ttlMs, 1, OWNER_JSON, Date.now()] : [value, ttlMs, 1];
+      await atQuorum(clients, ACQUIRE, keys, args);
+      return { handle: { keys, args: [value, 1, 1] }, attempts: 1 };
+    },
+    async release(handle) {
+      const { keys, args } = handle as { keys: string[]; args: (string | number)[] };
+      await atQuorum(clients, scripts === "node-redlock's" ? PEER_RELEASE : RELEASE, keys, args);
+    },
+  };
+}
+
+const masters = await startMasters({ count: 5, dataDir: `.data/bench-cost/${process.pid}` });
+try {
+  const sets: ScriptSet[] = ["ours, owner on", "ours, owner off", "node-redlock's"];
+  const opened = await Promise.all(sets.map(() => openClients(masters.urls)));
+  const figures: Record<string, { opsPerS: number[]; p50Ms: number[] }> = {};
+  for (let round = 0; round < 8; round += 1) {
+    const order = round % 2 === 0 ? sets : [...sets].reverse();
+    for (const set of order) {
+      const adapter = bareClient(opened[sets.indexOf(set)]!, set);
+      const resource = `bench:cost:${set}`;
+      const loop = await closedLoop({
+        workers: 1,
+        warmupMs: 200,
+        durationMs: 1_000,
+        operation: async () => adapter.release((await adapter.acquire(resource, 10_000)).handle),
+      });
+      const entry = (figures[set] ??= { opsPerS: [], p50Ms: [] });
+      entry.opsPerS.push(loop.opsPerS);
+      entry.p50Ms.push(percentile(loop.latenciesMs, 50));
+    }
+  }
+  const peer = median(figures["node-redlock's"]!.opsPerS);
+  console.log("2. bare client, sequential, same masters (median of 8 interleaved rounds):");
+  for (const set of sets) {
+    const { opsPerS, p50Ms } = figures[set]!;
+    console.log(
+      `   ${set.padEnd(16)} scripts: ${median(opsPerS).toFixed(0)} pairs/s (${(median(opsPerS) / peer).toFixed(2)}x), p50 ${median(p50Ms).toFixed(3)} ms`,
+    );
+  }
+  opened.forEach(closeClients);
+} finally {
+  await masters.stop();
+}
