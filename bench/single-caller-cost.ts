@@ -3,19 +3,21 @@
  *   npx tsx bench/single-caller-cost.ts
  * 1. The libraries' own CPU per pair, driven by in-memory clients that answer at once (no I/O).
  * 2. A bare client (no library: EVALSHA to all five masters, done at three replies) sending our
- *    scripts with and without owner metadata, and node-redlock's scripts, on the same masters,
- *    interleaved rounds: what the scripts alone cost.
+ *    scripts with and without owner metadata, and node-redlock's scripts, beside both libraries, on
+ *    the same masters, interleaved rounds: what the scripts alone cost, and the floor. The bare
+ *    client with node-redlock's scripts runs no library code at all and decides at three replies
+ *    of five: no library on the same client that does the same Redis work can go faster.
  */
 import { EventEmitter } from "node:events";
 import type { Redis } from "ioredis";
 import NodeRedlock from "redlock";
 import { startMasters } from "@/scripts/redis-masters";
-import { ACQUIRE } from "@/lib/redlock/acquire";
-import { RELEASE } from "@/lib/redlock/release";
+import { ACQUIRE_ONE } from "@/lib/redlock/acquire";
+import { RELEASE_ONE } from "@/lib/redlock/release";
 import { defineScript, type Script } from "@/lib/redlock/script";
 import { closeClients, openClients } from "./clients";
 import { compileOurs } from "./compile-ours";
-import type { LockAdapter } from "./peers";
+import { createAdapter, loadOurs, type LockAdapter } from "./peers";
 import { median, percentile } from "./stats";
 import { closedLoop } from "./workload";
 
@@ -108,6 +110,7 @@ function atQuorum(clients: Redis[], script: Script, keys: string[], args: (strin
 }
 
 type ScriptSet = "ours, owner on" | "ours, owner off" | "node-redlock's";
+type Row = `bare, ${ScriptSet} scripts` | "library: ours" | "library: node-redlock";
 function bareClient(clients: Redis[], scripts: ScriptSet): LockAdapter {
   let counter = 0;
   return {
@@ -119,44 +122,66 @@ function bareClient(clients: Redis[], scripts: ScriptSet): LockAdapter {
       }
       const owner = scripts === "ours, owner on";
       const keys = owner ? [resource, `redlock:owner:${resource}`] : [resource];
-      const args = owner ? [value, ttlMs, 1, OWNER_JSON, Date.now()] : [value, ttlMs, 1];
-      await atQuorum(clients, ACQUIRE, keys, args);
-      return { handle: { keys, args: [value, 1, 1] }, attempts: 1 };
+      const args = owner ? [value, ttlMs, OWNER_JSON, Date.now()] : [value, ttlMs];
+      await atQuorum(clients, ACQUIRE_ONE, keys, args);
+      return { handle: { keys, args: [value, 1] }, attempts: 1 };
     },
     async release(handle) {
       const { keys, args } = handle as { keys: string[]; args: (string | number)[] };
-      await atQuorum(clients, scripts === "node-redlock's" ? PEER_RELEASE : RELEASE, keys, args);
+      await atQuorum(
+        clients,
+        scripts === "node-redlock's" ? PEER_RELEASE : RELEASE_ONE,
+        keys,
+        args,
+      );
     },
   };
 }
 
+await loadOurs(); // createAdapter("ours") below: the same compiled build
 const masters = await startMasters({ count: 5, dataDir: `.data/bench-cost/${process.pid}` });
 try {
-  const sets: ScriptSet[] = ["ours, owner on", "ours, owner off", "node-redlock's"];
-  const opened = await Promise.all(sets.map(() => openClients(masters.urls)));
-  const figures: Record<string, { opsPerS: number[]; p50Ms: number[] }> = {};
+  const rows: Row[] = [
+    "bare, ours, owner on scripts",
+    "bare, ours, owner off scripts",
+    "bare, node-redlock's scripts",
+    "library: ours",
+    "library: node-redlock",
+  ];
+  const opened = await Promise.all(rows.map(() => openClients(masters.urls)));
+  const adapters = rows.map((row, index) => {
+    const clients = opened[index]!;
+    if (row === "library: ours") return createAdapter("ours", clients);
+    if (row === "library: node-redlock") return createAdapter("node-redlock", clients);
+    return bareClient(clients, row.replace(/^bare, | scripts$/g, "") as ScriptSet);
+  });
+  const figures: Record<string, { opsPerS: number[]; p50Ms: number[]; p99Ms: number[] }> = {};
   for (let round = 0; round < 8; round += 1) {
-    const order = round % 2 === 0 ? sets : [...sets].reverse();
-    for (const set of order) {
-      const adapter = bareClient(opened[sets.indexOf(set)]!, set);
-      const resource = `bench:cost:${set}`;
+    const order = rows.map((_, index) => (index + round) % rows.length);
+    for (const index of order) {
+      const row = rows[index]!;
+      const adapter = adapters[index]!;
+      const resource = `bench:cost:${row}`;
       const loop = await closedLoop({
         workers: 1,
         warmupMs: 200,
         durationMs: 1_000,
         operation: async () => adapter.release((await adapter.acquire(resource, 10_000)).handle),
       });
-      const entry = (figures[set] ??= { opsPerS: [], p50Ms: [] });
+      const entry = (figures[row] ??= { opsPerS: [], p50Ms: [], p99Ms: [] });
       entry.opsPerS.push(loop.opsPerS);
       entry.p50Ms.push(percentile(loop.latenciesMs, 50));
+      entry.p99Ms.push(percentile(loop.latenciesMs, 99));
     }
   }
-  const peer = median(figures["node-redlock's"]!.opsPerS);
-  console.log("2. bare client, sequential, same masters (median of 8 interleaved rounds):");
-  for (const set of sets) {
-    const { opsPerS, p50Ms } = figures[set]!;
+  const peer = median(figures["library: node-redlock"]!.opsPerS);
+  console.log(
+    "2. sequential acquire+release, same masters (median of 8 interleaved rounds), vs node-redlock:",
+  );
+  for (const row of rows) {
+    const { opsPerS, p50Ms, p99Ms } = figures[row]!;
     console.log(
-      `   ${set.padEnd(16)} scripts: ${median(opsPerS).toFixed(0)} pairs/s (${(median(opsPerS) / peer).toFixed(2)}x), p50 ${median(p50Ms).toFixed(3)} ms`,
+      `   ${row.padEnd(31)} ${median(opsPerS).toFixed(0).padStart(5)} pairs/s (${(median(opsPerS) / peer).toFixed(2)}x), p50 ${median(p50Ms).toFixed(3)} ms, p99 ${median(p99Ms).toFixed(3)} ms`,
     );
   }
   opened.forEach(closeClients);

@@ -86,6 +86,7 @@ export async function extend(
         timeoutMs: Math.min(settings.nodeTimeout, ttlMs),
         judge: judgeExtend(target.resources.length),
         decideEarly: true,
+        decideOnMajorityAnswered: false,
         gateRestarts: false,
       });
       const validity = validityMs(ttlMs, attempt.elapsedMs, settings.driftFactor);

@@ -59,6 +59,7 @@ export async function recordFencingToken(
             ),
           },
     decideEarly: true,
+    decideOnMajorityAnswered: false,
     gateRestarts: false,
   });
   return recorded.won ? token : null;

@@ -131,6 +131,7 @@ export async function inspect(
     timeoutMs: settings.nodeTimeout,
     judge: (reply) => ({ vote: "for", reply }),
     decideEarly: false,
+    decideOnMajorityAnswered: false,
     gateRestarts: false,
   });
   return resources.map((resource, resourceIndex) => {

@@ -23,7 +23,7 @@ export interface AttemptRequest {
    * known then). A refusal, timeout or lost connection is no reply: the decision then waits for
    * every node that can still reply. Later answers still land in `answers` and `stats`.
    */
-  readonly decideOnMajorityAnswered?: boolean;
+  readonly decideOnMajorityAnswered: boolean;
   /** Withhold the votes of nodes in restart quarantine (acquire only: extend and release cannot grant). */
   readonly gateRestarts: boolean;
 }

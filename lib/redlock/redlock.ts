@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { ACQUIRE, acquire } from "./acquire";
+import { ACQUIRE, ACQUIRE_ONE, acquire } from "./acquire";
 import type { Core } from "./core";
 import { EXTEND, extend } from "./extend";
 import { ReleaseWaiter } from "./handoff";
@@ -8,7 +8,7 @@ import { Lock, type LockManager } from "./lock";
 import { defineBatchScript } from "./batch";
 import { FENCE } from "./fencing";
 import { RedlockNode } from "./node";
-import { RELEASE, release } from "./release";
+import { RELEASE, RELEASE_ONE, release } from "./release";
 import {
   assertResources,
   assertTtl,
@@ -30,7 +30,14 @@ import type {
 import { using, type LockOperations } from "./using";
 
 /** The lock operations a node may batch into one script call under concurrency (node.ts). */
-export const LOCK_BATCH_SCRIPT = defineBatchScript([ACQUIRE, EXTEND, RELEASE, FENCE]);
+export const LOCK_BATCH_SCRIPT = defineBatchScript([
+  ACQUIRE,
+  ACQUIRE_ONE,
+  EXTEND,
+  RELEASE,
+  RELEASE_ONE,
+  FENCE,
+]);
 
 /**
  * The Redlock algorithm on independent Redis masters, with node-redlock v5's API.

@@ -6,7 +6,7 @@ import { ownerLabels } from "./owner";
 import { runAttempt, type NodeAnswer } from "./quorum";
 import type { Settings } from "./settings";
 import type { ReleaseCounts, ReleaseResult } from "./types";
-import { defineScript } from "./script";
+import { defineScript, type Script, type ScriptArg } from "./script";
 
 /**
  * Deletes each resource that still holds the value (never another holder's). Returns the count deleted.
@@ -31,6 +31,18 @@ end
 return count
 `);
 
+/**
+ * RELEASE for one resource: KEYS[1] the resource, KEYS[2] (optional) its owner entry; ARGV[1] the
+ * value, ARGV[2] = "1" to publish the deletion. The same effect without RELEASE's loop (a single
+ * caller's unlock runs it on every node).
+ */
+export const RELEASE_ONE = defineScript<readonly [value: string, publish: 0 | 1], 0 | 1>(`
+if redis.call("get", KEYS[1]) ~= ARGV[1] then return 0 end
+if KEYS[2] then redis.call("del", KEYS[1], KEYS[2]) else redis.call("del", KEYS[1]) end
+if ARGV[2] == "1" then redis.pcall("publish", "redlock:released:" .. KEYS[1], "") end
+return 1
+`);
+
 /** What the answers so far say: deleted on how many nodes, failed on how many. */
 function countAnswers(answers: ReadonlyArray<NodeAnswer | undefined>): ReleaseCounts {
   let releasedCount = 0;
@@ -44,18 +56,29 @@ function countAnswers(answers: ReadonlyArray<NodeAnswer | undefined>): ReleaseCo
 }
 
 /**
- * The release script's keys and args: with owner metadata on, the owner entries follow the
- * resources and are deleted with them (only where the lock's value was found and deleted).
- * `wakeWaiters`: publish the release so contenders waiting on it retry at once (handoff.ts).
+ * The release script call: RELEASE_ONE for one resource, else RELEASE. With owner metadata on, the
+ * owner entries follow the resources and are deleted with them (only where the lock's value was
+ * found and deleted). `wakeWaiters`: publish the release so contenders waiting on it retry at once
+ * (handoff.ts).
  */
 export function releaseCommand(
   resources: readonly string[],
   value: string,
   settings: Settings,
   wakeWaiters: boolean,
-): { keys: readonly string[]; args: (string | number)[] } {
-  const keys = ownerLabels(settings) ? [...resources, ...resources.map(ownerKey)] : resources;
-  return { keys, args: [value, resources.length, wakeWaiters ? 1 : 0] };
+): { script: Script; keys: readonly string[]; args: ScriptArg[] } {
+  const withOwner = ownerLabels(settings) !== undefined;
+  const publish = wakeWaiters ? 1 : 0;
+  if (resources.length === 1) {
+    const resource = resources[0]!;
+    return {
+      script: RELEASE_ONE,
+      keys: withOwner ? [resource, ownerKey(resource)] : [resource],
+      args: [value, publish],
+    };
+  }
+  const keys = withOwner ? [...resources, ...resources.map(ownerKey)] : resources;
+  return { script: RELEASE, keys, args: [value, resources.length, publish] };
 }
 
 /**
@@ -76,10 +99,12 @@ export async function release(
   settings: Settings,
 ): Promise<ReleaseResult> {
   const startMono = performance.now();
+  // Wake the contenders waiting on these resources (a failed attempt's clean-up does not).
+  const { script, keys, args } = releaseCommand(resources, value, settings, true);
   const attempt = await runAttempt(core.nodes, {
-    script: RELEASE,
-    // Wake the contenders waiting on these resources (a failed attempt's clean-up does not).
-    ...releaseCommand(resources, value, settings, true),
+    script,
+    keys,
+    args,
     timeoutMs: settings.nodeTimeout,
     judge: (reply) =>
       Number(reply) === resources.length

@@ -47,6 +47,7 @@ const request = (overrides: Partial<AttemptRequest> = {}): AttemptRequest => ({
       ? { vote: "for", reply }
       : { vote: "against", reply, error: new ResourceLockedError("held") },
   decideEarly: true,
+  decideOnMajorityAnswered: false,
   gateRestarts: false,
   ...overrides,
 });

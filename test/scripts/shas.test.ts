@@ -6,12 +6,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACQUIRE } from "../../lib/redlock/acquire";
+import { ACQUIRE, ACQUIRE_ONE } from "../../lib/redlock/acquire";
 import { EXTEND } from "../../lib/redlock/extend";
 import { FENCE } from "../../lib/redlock/fencing";
 import { INSPECT } from "../../lib/redlock/inspect";
 import { LOCK_BATCH_SCRIPT } from "../../lib/redlock/redlock";
-import { RELEASE } from "../../lib/redlock/release";
+import { RELEASE, RELEASE_ONE } from "../../lib/redlock/release";
 import { WAITERS } from "../../lib/redlock/waiters";
 import { FORCE_RELEASE_SCRIPT } from "@/lib/server/actions/force-release-node";
 import { READ_KEYS_SCRIPT } from "@/lib/server/snapshot/read-node";
@@ -20,8 +20,10 @@ import { connect, disconnect, usePrivateMasters } from "../masters";
 
 const SCRIPTS = {
   ACQUIRE,
+  ACQUIRE_ONE,
   EXTEND,
   RELEASE,
+  RELEASE_ONE,
   FENCE,
   WAITERS,
   INSPECT,
@@ -34,12 +36,14 @@ const SCRIPTS = {
 // Pinned so that any edit of a script's Lua (a protocol change for every node) fails until made on purpose.
 const PINNED_SHAS: Record<keyof typeof SCRIPTS, string> = {
   ACQUIRE: "2cf869fdab4122228e516bc65e5cf861e920b899",
+  ACQUIRE_ONE: "befa6f5d404259d7ccf5230105050d8e8064a8c5",
   EXTEND: "5d28b9917f80bf56f770f9add55955a973420735",
   RELEASE: "3d8778555d787696996d196f485201409bf0f569",
+  RELEASE_ONE: "44ca29bc65946ab39a309f45317723663447fe0b",
   FENCE: "a75b9a87c55e754077d165f4d0226356d2b0cad9",
   WAITERS: "a90fac9c5bfebf7849b748ea8574e03b59ae20ce",
   INSPECT: "0169bed5834ea4e250c943ed611c6dc59a8c40de",
-  LOCK_BATCH_SCRIPT: "6790801f9e6cfd4cda76d1cf587ba224a68ccc47",
+  LOCK_BATCH_SCRIPT: "7a7c406b6b0349a3c8fe15ac69349d3cd323bfe6",
   READ_KEYS_SCRIPT: "d4efa6f9aa3c190b845ea2fa207b28ff4f1232b6",
   READ_ONE_SCRIPT: "995483fbbd56a8237fcb7d0ba9c17be779209593",
   FORCE_RELEASE_SCRIPT: "f8775512a29c15e9c46283faf1ef2ae44918ee75",

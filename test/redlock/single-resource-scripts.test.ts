@@ -1,0 +1,130 @@
+/**
+ * ACQUIRE_ONE and RELEASE_ONE are the one-resource forms of ACQUIRE and RELEASE (cheaper per call).
+ * Each pair runs on the same starting state of a real Redis and must leave the same keys, values,
+ * TTLs and owner entries, and count the same number of resources applied.
+ */
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ACQUIRE, ACQUIRE_ONE } from "../../lib/redlock/acquire";
+import { RELEASE, RELEASE_ONE } from "../../lib/redlock/release";
+import { connect, disconnect, usePrivateMasters } from "../masters";
+
+const masters = usePrivateMasters(1);
+let client: Redis;
+
+beforeAll(() => {
+  [client] = connect(masters.masters().urls) as [Redis];
+});
+afterAll(async () => {
+  await disconnect([client]);
+});
+beforeEach(async () => {
+  await client.flushall();
+});
+
+const VALUE = "a".repeat(40);
+const OTHER = "b".repeat(40);
+const LABELS = JSON.stringify({ host: "test", pid: "1" });
+const AT_MS = 1_700_000_000_000;
+
+/** Every key with its type, value (or hash) and whether it has a TTL of about `ttlMs`. */
+async function state(ttlMs: number) {
+  const keys = (await client.keys("*")).sort();
+  return Promise.all(
+    keys.map(async (key) => {
+      const type = await client.type(key);
+      const content =
+        type === "hash"
+          ? await client.hgetall(key)
+          : type === "list"
+            ? await client.lrange(key, 0, -1)
+            : await client.get(key);
+      const pttl = await client.pttl(key);
+      return { key, type, content, ttl: pttl > ttlMs - 1_000 ? "set" : String(pttl) };
+    }),
+  );
+}
+
+type Setup = (resource: string) => Promise<unknown>;
+const setups: Record<string, Setup> = {
+  "a free resource": async () => undefined,
+  "a resource held by another value": (resource) =>
+    client
+      .set(resource, OTHER, "PX", 60_000)
+      .then(() =>
+        client.hset(`redlock:owner:${resource}`, {
+          value: OTHER,
+          labels: "{}",
+          acquiredAt: 1,
+          extensions: 0,
+        }),
+      ),
+  "a resource held by this value": (resource) => client.set(resource, VALUE, "PX", 60_000),
+  "a foreign type at the resource": (resource) => client.hset(resource, { field: "x" }),
+  "a foreign type at the owner entry": (resource) => client.rpush(`redlock:owner:${resource}`, "x"),
+};
+
+/** Runs `run` on a fresh copy of `setup`, returning the reply (or error message) and the state after. */
+async function outcome(setup: Setup, run: () => Promise<unknown>, ttlMs: number) {
+  await client.flushall();
+  await setup("res");
+  const reply = await run().then(
+    (value) => (Array.isArray(value) ? Number(value[0]) : Number(value)),
+    (error: Error) => error.message.replace(/script: \w+/, "script").split(" script")[0],
+  );
+  return { reply, state: await state(ttlMs) };
+}
+
+describe("ACQUIRE_ONE does what ACQUIRE does for one resource", () => {
+  for (const [name, setup] of Object.entries(setups))
+    for (const owner of [true, false])
+      it(`on ${name}, owner ${owner ? "on" : "off"}`, async () => {
+        const ttlMs = 30_000;
+        const keys = owner ? ["res", "redlock:owner:res"] : ["res"];
+        const general = await outcome(
+          setup,
+          () =>
+            ACQUIRE.run(client, keys, owner ? [VALUE, ttlMs, 1, LABELS, AT_MS] : [VALUE, ttlMs, 1]),
+          ttlMs,
+        );
+        const single = await outcome(
+          setup,
+          () =>
+            ACQUIRE_ONE.run(client, keys, owner ? [VALUE, ttlMs, LABELS, AT_MS] : [VALUE, ttlMs]),
+          ttlMs,
+        );
+        expect(single).toEqual(general);
+      });
+});
+
+describe("RELEASE_ONE does what RELEASE does for one resource", () => {
+  for (const [name, setup] of Object.entries(setups))
+    for (const owner of [true, false])
+      for (const publish of [0, 1] as const)
+        it(`on ${name}, owner ${owner ? "on" : "off"}, publish ${publish}`, async () => {
+          const keys = owner ? ["res", "redlock:owner:res"] : ["res"];
+          const subscriber = client.duplicate();
+          const messages: string[] = [];
+          await subscriber.subscribe("redlock:released:res");
+          subscriber.on("message", (channel: string) => messages.push(channel));
+          try {
+            const general = await outcome(
+              setup,
+              () => RELEASE.run(client, keys, [VALUE, 1, publish]),
+              0,
+            );
+            const single = await outcome(
+              setup,
+              () => RELEASE_ONE.run(client, keys, [VALUE, publish]),
+              0,
+            );
+            expect(single).toEqual(general);
+            // Both published, or neither: a PING round trip on the subscriber flushes what was sent.
+            await subscriber.ping();
+            expect(messages.length % 2).toBe(0);
+            expect(messages.length > 0).toBe(publish === 1 && general.reply === 1);
+          } finally {
+            subscriber.disconnect();
+          }
+        });
+});
