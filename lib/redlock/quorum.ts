@@ -176,11 +176,7 @@ function sendToNode(
   // that the gate never saw (autoResendUnfulfilledCommands): such an answer is no vote. Checked in
   // the reply handler below, so the gate adds no promise per command.
   const gated = request.gateRestarts && node.restartWatch.enabled;
-  let generation = 0;
-  const evaluate = () => {
-    generation = node.restartWatch.connectionGeneration;
-    return node.evaluate(request.script, request.keys, request.args);
-  };
+  let generation = node.restartWatch.connectionGeneration;
   // The restart check of a fresh connection is already in flight ahead of us: wait for its answer.
   const pending =
     request.gateRestarts && node.restartWatch.isUnknown
@@ -192,9 +188,10 @@ function sendToNode(
               node.address,
               `Restart check of ${node.address} failed.`,
             );
-          return evaluate();
+          generation = node.restartWatch.connectionGeneration;
+          return node.evaluate(request.script, request.keys, request.args);
         })
-      : evaluate();
+      : node.evaluate(request.script, request.keys, request.args);
   pending.then(
     (reply) =>
       run.record(

@@ -47,6 +47,11 @@ export function startOperationSpan(
   ttlMs?: number,
 ): OperationSpan | undefined {
   const api = otelApi()!;
+  // No SDK registered (the global provider is the API's proxy with no delegate): skip building the
+  // attributes of a span nobody records. Checked per call: an SDK may register after this tracer.
+  const provider = api.trace.getTracerProvider();
+  if (provider instanceof api.ProxyTracerProvider && !provider.getDelegateTracer(TRACER_NAME))
+    return undefined;
   const span = tracer.startSpan(`redlock.${operation}`, {
     kind: api.SpanKind.CLIENT,
     attributes: {
