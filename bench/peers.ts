@@ -16,6 +16,8 @@ export interface CommonSettings {
   retryCount?: number;
   retryDelay?: number;
   retryJitter?: number;
+  /** Ours only (the peers have no owner entry): `false` measures ours without it. */
+  owner?: false;
 }
 
 export interface AcquireOutcome {

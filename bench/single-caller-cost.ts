@@ -110,7 +110,11 @@ function atQuorum(clients: Redis[], script: Script, keys: string[], args: (strin
 }
 
 type ScriptSet = "ours, owner on" | "ours, owner off" | "node-redlock's";
-type Row = `bare, ${ScriptSet} scripts` | "library: ours" | "library: node-redlock";
+type Row =
+  | `bare, ${ScriptSet} scripts`
+  | "library: ours"
+  | "library: ours, owner: false"
+  | "library: node-redlock";
 function bareClient(clients: Redis[], scripts: ScriptSet): LockAdapter {
   let counter = 0;
   return {
@@ -146,12 +150,15 @@ try {
     "bare, ours, owner off scripts",
     "bare, node-redlock's scripts",
     "library: ours",
+    "library: ours, owner: false",
     "library: node-redlock",
   ];
   const opened = await Promise.all(rows.map(() => openClients(masters.urls)));
   const adapters = rows.map((row, index) => {
     const clients = opened[index]!;
     if (row === "library: ours") return createAdapter("ours", clients);
+    if (row === "library: ours, owner: false")
+      return createAdapter("ours", clients, { owner: false });
     if (row === "library: node-redlock") return createAdapter("node-redlock", clients);
     return bareClient(clients, row.replace(/^bare, | scripts$/g, "") as ScriptSet);
   });
