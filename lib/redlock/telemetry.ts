@@ -50,7 +50,11 @@ export function startOperationSpan(
   // No SDK registered (the global provider is the API's proxy with no delegate): skip building the
   // attributes of a span nobody records. Checked per call: an SDK may register after this tracer.
   const provider = api.trace.getTracerProvider();
-  if (provider instanceof api.ProxyTracerProvider && !provider.getDelegateTracer(TRACER_NAME))
+  if (
+    provider instanceof api.ProxyTracerProvider &&
+    typeof provider.getDelegateTracer === "function" &&
+    !provider.getDelegateTracer(TRACER_NAME)
+  )
     return undefined;
   const span = tracer.startSpan(`redlock.${operation}`, {
     kind: api.SpanKind.CLIENT,

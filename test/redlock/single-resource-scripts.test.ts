@@ -48,17 +48,15 @@ async function state(ttlMs: number) {
 type Setup = (resource: string) => Promise<unknown>;
 const setups: Record<string, Setup> = {
   "a free resource": async () => undefined,
-  "a resource held by another value": (resource) =>
-    client
-      .set(resource, OTHER, "PX", 60_000)
-      .then(() =>
-        client.hset(`redlock:owner:${resource}`, {
-          value: OTHER,
-          labels: "{}",
-          acquiredAt: 1,
-          extensions: 0,
-        }),
-      ),
+  "a resource held by another value": async (resource) => {
+    await client.set(resource, OTHER, "PX", 60_000);
+    await client.hset(`redlock:owner:${resource}`, {
+      value: OTHER,
+      labels: "{}",
+      acquiredAt: 1,
+      extensions: 0,
+    });
+  },
   "a resource held by this value": (resource) => client.set(resource, VALUE, "PX", 60_000),
   "a foreign type at the resource": (resource) => client.hset(resource, { field: "x" }),
   "a foreign type at the owner entry": (resource) => client.rpush(`redlock:owner:${resource}`, "x"),
