@@ -6,6 +6,25 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, inject } from "vitest";
 import { startMasters, type Masters } from "@/scripts/redis-masters";
 
+/**
+ * One private master and one client to it, for a test that flushes or counts what runs there;
+ * call the returned function inside tests (the client exists from beforeAll on).
+ */
+export function usePrivateClient(): () => Redis {
+  const { masters } = usePrivateMasters(1);
+  let client: Redis | undefined;
+  beforeAll(() => {
+    [client] = connect(masters().urls) as [Redis];
+  });
+  afterAll(async () => {
+    if (client) await disconnect([client]);
+  });
+  return () => {
+    if (!client) throw new Error("private client not connected");
+    return client;
+  };
+}
+
 export function connect(urls: string[]): Redis[] {
   // maxRetriesPerRequest: null lets a paused node's commands wait; the library's own nodeTimeout bounds them.
   return urls.map((url) => new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false }));

@@ -4,21 +4,16 @@
  * TTLs and owner entries, and count the same number of resources applied.
  */
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { ACQUIRE, ACQUIRE_ONE } from "../../lib/redlock/acquire";
 import { RELEASE, RELEASE_ONE } from "../../lib/redlock/release";
-import { connect, disconnect, usePrivateMasters } from "../masters";
+import { usePrivateClient } from "../masters";
 
-const masters = usePrivateMasters(1);
+const privateClient = usePrivateClient();
 let client: Redis;
 
-beforeAll(() => {
-  [client] = connect(masters.masters().urls) as [Redis];
-});
-afterAll(async () => {
-  await disconnect([client]);
-});
 beforeEach(async () => {
+  client = privateClient();
   await client.flushall();
 });
 

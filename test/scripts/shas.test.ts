@@ -4,8 +4,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ACQUIRE, ACQUIRE_ONE } from "../../lib/redlock/acquire";
 import { EXTEND } from "../../lib/redlock/extend";
 import { FENCE } from "../../lib/redlock/fencing";
@@ -16,7 +15,7 @@ import { WAITERS } from "../../lib/redlock/waiters";
 import { FORCE_RELEASE_SCRIPT } from "@/lib/server/actions/force-release-node";
 import { READ_KEYS_SCRIPT } from "@/lib/server/snapshot/read-node";
 import { READ_ONE_SCRIPT } from "@/lib/server/snapshot/read-one";
-import { connect, disconnect, usePrivateMasters } from "../masters";
+import { usePrivateClient } from "../masters";
 
 const SCRIPTS = {
   ACQUIRE,
@@ -64,16 +63,7 @@ function definedScriptNames(): string[] {
   );
 }
 
-const masters = usePrivateMasters(1);
-let client: Redis;
-
-beforeAll(() => {
-  [client] = connect(masters.masters().urls) as [Redis];
-});
-
-afterAll(async () => {
-  await disconnect([client]);
-});
+const client = usePrivateClient();
 
 describe("script shas", () => {
   it("lists every script the library and the console define", () => {
@@ -81,7 +71,7 @@ describe("script shas", () => {
   });
 
   it.each(Object.entries(SCRIPTS))("%s loads under its own sha", async (_name, script) => {
-    expect(await client.script("LOAD", script.body)).toBe(script.sha);
+    expect(await client().script("LOAD", script.body)).toBe(script.sha);
   });
 
   it.each(Object.entries(SCRIPTS))("%s has its pinned sha", (name, script) => {
@@ -89,14 +79,14 @@ describe("script shas", () => {
   });
 
   it("runs a script the node no longer has, by EVAL after NOSCRIPT", async () => {
-    await client.script("FLUSH");
-    expect(await client.script("EXISTS", FORCE_RELEASE_SCRIPT.sha)).toEqual([0]);
+    await client().script("FLUSH");
+    expect(await client().script("EXISTS", FORCE_RELEASE_SCRIPT.sha)).toEqual([0]);
     const reply = await FORCE_RELEASE_SCRIPT.run(
-      client,
+      client(),
       ["shas-test:absent", "redlock:owner:shas-test:absent"],
       ["check", ""],
     );
     expect(reply).toEqual(["absent", ""]);
-    expect(await client.script("EXISTS", FORCE_RELEASE_SCRIPT.sha)).toEqual([1]);
+    expect(await client().script("EXISTS", FORCE_RELEASE_SCRIPT.sha)).toEqual([1]);
   });
 });
