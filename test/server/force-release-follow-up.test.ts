@@ -14,9 +14,12 @@ const masters = usePrivateMasters(5);
 let tc: TestConsole;
 let nodes: Redis[];
 
-beforeAll(() => {
+beforeAll(async () => {
   nodes = connect(masters.masters().urls);
   tc = startTestConsole(masters.masters().urls, { nodeTimeoutMs: 300, lockMatch: ["*"] });
+  // Connected before the pause: a node paused mid-handshake drops the connection (connect timeout)
+  // and the queued delete with it, which the follow-up then rightly reports as never run.
+  await tc.ready();
 });
 
 afterAll(async () => {

@@ -14,6 +14,11 @@ export interface TestConsole {
   readonly ctx: ConsoleContext;
   /** A key prefix unique to this console, also its LOCK_MATCH. */
   readonly prefix: string;
+  /**
+   * Resolves once every node client has connected. A test that pauses a node must wait for it:
+   * paused mid-handshake, the client's connect timeout drops the connection and the commands on it.
+   */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,6 +40,15 @@ export function startTestConsole(
   return {
     ctx,
     prefix,
+    ready: async () => {
+      await Promise.all(
+        ctx.registry.nodes.map(({ client }) =>
+          client.status === "ready"
+            ? undefined
+            : new Promise((resolve) => client.once("ready", resolve)),
+        ),
+      );
+    },
     close: async () => {
       setDefaultConsole(undefined);
       await ctx.close();

@@ -58,6 +58,7 @@ beforeAll(async () => {
     lockMatch: ["*"],
   });
   await Promise.all(nodes.map((node) => node.set("before-pause", "b".repeat(40), "PX", 120_000)));
+  await tc.ready();
   await tc.ctx.nodes();
   masters.masters().pause(PAUSED);
 });
