@@ -87,6 +87,9 @@ const factories: Record<LibraryName, (clients: Redis[], settings: CommonSettings
     sesamecare: (clients, settings) => new SesameRedlock(clients, settings),
   };
 
+/** Our Redlock class as loadOurs() loaded it (the source until it is called). */
+export const ourRedlockClass = (): typeof SourceRedlock => OurRedlock;
+
 export const LIBRARIES: readonly LibraryName[] = ["ours", "node-redlock", "sesamecare"];
 
 export function createAdapter(

@@ -3,28 +3,29 @@
  *   npx tsx bench/single-caller-cost.ts
  * 1. The libraries' own CPU per pair, driven by in-memory clients that answer at once (no I/O).
  * 2. A bare client (no library: EVALSHA to all five masters, done at three replies) sending our
- *    scripts with and without owner metadata, and node-redlock's scripts, beside both libraries, on
- *    the same masters, interleaved rounds: what the scripts alone cost, and the floor. The bare
- *    client with node-redlock's scripts runs no library code at all and decides at three replies
- *    of five: no library on the same client that does the same Redis work can go faster.
+ *    scripts (one-resource with and without owner metadata, and the general ones), and
+ *    node-redlock's scripts, beside both libraries, on the same masters, interleaved rounds: what
+ *    the scripts alone cost (pairs/s, and Redis CPU per script call from INFO commandstats), and
+ *    the floor. The bare client with node-redlock's scripts runs no library code at all and
+ *    decides at three replies of five: no library on the same client that does the same Redis
+ *    work can go faster.
  */
 import { EventEmitter } from "node:events";
 import type { Redis } from "ioredis";
 import NodeRedlock from "redlock";
 import { startMasters } from "@/scripts/redis-masters";
-import { ACQUIRE_ONE } from "@/lib/redlock/acquire";
-import { RELEASE_ONE } from "@/lib/redlock/release";
+import { ACQUIRE, ACQUIRE_ONE } from "@/lib/redlock/acquire";
+import { RELEASE, RELEASE_ONE } from "@/lib/redlock/release";
 import { defineScript, type Script } from "@/lib/redlock/script";
 import { closeClients, openClients } from "./clients";
-import { compileOurs } from "./compile-ours";
-import { createAdapter, loadOurs, type LockAdapter } from "./peers";
+import { createAdapter, loadOurs, ourRedlockClass, type LockAdapter } from "./peers";
 import { median, percentile } from "./stats";
 import { closedLoop } from "./workload";
 
-// Compiled like the peers ship (see compile-ours.ts); the scripts above are plain strings either way.
-const { default: Ours } = (await import(compileOurs())) as {
-  default: typeof import("@redlock-console/redlock").default;
-};
+// Compiled like the peers ship (see compile-ours.ts), once for both parts; the scripts above are
+// plain strings either way.
+await loadOurs();
+const Ours = ourRedlockClass();
 
 /** Answers every script call at once: 1 (a vote for), or {1, 0} for an acquire (count, fence). */
 class InstantClient extends EventEmitter {
@@ -109,7 +110,7 @@ function atQuorum(clients: Redis[], script: Script, keys: string[], args: (strin
   });
 }
 
-type ScriptSet = "ours, owner on" | "ours, owner off" | "node-redlock's";
+type ScriptSet = "ours, owner on" | "ours general, owner on" | "ours, owner off" | "node-redlock's";
 type Row =
   | `bare, ${ScriptSet} scripts`
   | "library: ours"
@@ -124,28 +125,32 @@ function bareClient(clients: Redis[], scripts: ScriptSet): LockAdapter {
         await atQuorum(clients, PEER_ACQUIRE, [resource], [value, ttlMs]);
         return { handle: { keys: [resource], args: [value] }, attempts: 1 };
       }
-      const owner = scripts === "ours, owner on";
+      const owner = scripts !== "ours, owner off";
       const keys = owner ? [resource, `redlock:owner:${resource}`] : [resource];
+      if (scripts === "ours general, owner on") {
+        // What a one-resource lock sent before ACQUIRE_ONE / RELEASE_ONE existed.
+        await atQuorum(clients, ACQUIRE, keys, [value, ttlMs, 1, OWNER_JSON, Date.now()]);
+        return { handle: { script: RELEASE, keys, args: [value, 1, 1] }, attempts: 1 };
+      }
       const args = owner ? [value, ttlMs, OWNER_JSON, Date.now()] : [value, ttlMs];
       await atQuorum(clients, ACQUIRE_ONE, keys, args);
-      return { handle: { keys, args: [value, 1] }, attempts: 1 };
+      return { handle: { script: RELEASE_ONE, keys, args: [value, 1] }, attempts: 1 };
     },
     async release(handle) {
-      const { keys, args } = handle as { keys: string[]; args: (string | number)[] };
-      await atQuorum(
-        clients,
-        scripts === "node-redlock's" ? PEER_RELEASE : RELEASE_ONE,
-        keys,
-        args,
-      );
+      const { script, keys, args } = handle as {
+        script?: Script;
+        keys: string[];
+        args: (string | number)[];
+      };
+      await atQuorum(clients, script ?? PEER_RELEASE, keys, args);
     },
   };
 }
 
-await loadOurs(); // createAdapter("ours") below: the same compiled build
 const masters = await startMasters({ count: 5, dataDir: `.data/bench-cost/${process.pid}` });
 try {
   const rows: Row[] = [
+    "bare, ours general, owner on scripts",
     "bare, ours, owner on scripts",
     "bare, ours, owner off scripts",
     "bare, node-redlock's scripts",
@@ -162,20 +167,39 @@ try {
     if (row === "library: node-redlock") return createAdapter("node-redlock", clients);
     return bareClient(clients, row.replace(/^bare, | scripts$/g, "") as ScriptSet);
   });
-  const figures: Record<string, { opsPerS: number[]; p50Ms: number[]; p99Ms: number[] }> = {};
+  const admins = await openClients(masters.urls);
+  /** Redis CPU per script call (EVAL/EVALSHA usec over calls, INFO commandstats, all masters). */
+  const scriptUsPerCall = async () => {
+    let usec = 0;
+    let calls = 0;
+    for (const info of await Promise.all(admins.map((admin) => admin.info("commandstats"))))
+      for (const [, callCount, usecCount] of info.matchAll(
+        /cmdstat_eval(?:sha)?:calls=(\d+),usec=(\d+)/g,
+      )) {
+        calls += Number(callCount);
+        usec += Number(usecCount);
+      }
+    return usec / Math.max(1, calls);
+  };
+  const figures: Record<
+    string,
+    { opsPerS: number[]; p50Ms: number[]; p99Ms: number[]; scriptUs: number[] }
+  > = {};
   for (let round = 0; round < 8; round += 1) {
     const order = rows.map((_, index) => (index + round) % rows.length);
     for (const index of order) {
       const row = rows[index]!;
       const adapter = adapters[index]!;
       const resource = `bench:cost:${row}`;
+      await Promise.all(admins.map((admin) => admin.config("RESETSTAT")));
       const loop = await closedLoop({
         workers: 1,
         warmupMs: 200,
         durationMs: 1_000,
         operation: async () => adapter.release((await adapter.acquire(resource, 10_000)).handle),
       });
-      const entry = (figures[row] ??= { opsPerS: [], p50Ms: [], p99Ms: [] });
+      const entry = (figures[row] ??= { opsPerS: [], p50Ms: [], p99Ms: [], scriptUs: [] });
+      entry.scriptUs.push(await scriptUsPerCall());
       entry.opsPerS.push(loop.opsPerS);
       entry.p50Ms.push(percentile(loop.latenciesMs, 50));
       entry.p99Ms.push(percentile(loop.latenciesMs, 99));
@@ -186,12 +210,13 @@ try {
     "2. sequential acquire+release, same masters (median of 8 interleaved rounds), vs node-redlock:",
   );
   for (const row of rows) {
-    const { opsPerS, p50Ms, p99Ms } = figures[row]!;
+    const { opsPerS, p50Ms, p99Ms, scriptUs } = figures[row]!;
     console.log(
-      `   ${row.padEnd(31)} ${median(opsPerS).toFixed(0).padStart(5)} pairs/s (${(median(opsPerS) / peer).toFixed(2)}x), p50 ${median(p50Ms).toFixed(3)} ms, p99 ${median(p99Ms).toFixed(3)} ms`,
+      `   ${row.padEnd(38)} ${median(opsPerS).toFixed(0).padStart(5)} pairs/s (${(median(opsPerS) / peer).toFixed(2)}x), p50 ${median(p50Ms).toFixed(3)} ms, p99 ${median(p99Ms).toFixed(3)} ms, Redis ${median(scriptUs).toFixed(1)} µs per script call`,
     );
   }
   opened.forEach(closeClients);
+  closeClients(admins);
 } finally {
   await masters.stop();
 }
