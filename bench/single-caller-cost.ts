@@ -3,7 +3,7 @@
  *   npx tsx bench/single-caller-cost.ts
  * 1. The libraries' own CPU per pair, driven by in-memory clients that answer at once (no I/O).
  * 2. A bare client (no library: EVALSHA to all five masters, done at three replies) sending our
- *    scripts (one-resource with and without owner metadata, and the general ones), and
+ *    scripts (one-resource, with the owner in the value and with a bare token), and
  *    node-redlock's scripts, beside both libraries, on the same masters, interleaved rounds: what
  *    the scripts alone cost (pairs/s, and Redis CPU per script call from INFO commandstats), and
  *    the floor. The bare client with node-redlock's scripts runs no library code at all and
@@ -14,8 +14,9 @@ import { EventEmitter } from "node:events";
 import type { Redis } from "ioredis";
 import NodeRedlock from "redlock";
 import { startMasters } from "@/scripts/redis-masters";
-import { ACQUIRE, ACQUIRE_ONE } from "@/lib/redlock/acquire";
-import { RELEASE, RELEASE_ONE } from "@/lib/redlock/release";
+import { ACQUIRE_ONE } from "@/lib/redlock/acquire";
+import { RELEASE_ONE } from "@/lib/redlock/release";
+import { encodeValue } from "@/lib/redlock/value";
 import { defineScript, type Script } from "@/lib/redlock/script";
 import { closeClients, openClients } from "./clients";
 import { createAdapter, loadOurs, ourRedlockClass, type LockAdapter } from "./peers";
@@ -110,7 +111,7 @@ function atQuorum(clients: Redis[], script: Script, keys: string[], args: (strin
   });
 }
 
-type ScriptSet = "ours, owner on" | "ours general, owner on" | "ours, owner off" | "node-redlock's";
+type ScriptSet = "ours, owner on" | "ours, owner off" | "node-redlock's";
 type Row =
   | `bare, ${ScriptSet} scripts`
   | "library: ours"
@@ -120,21 +121,15 @@ function bareClient(clients: Redis[], scripts: ScriptSet): LockAdapter {
   let counter = 0;
   return {
     async acquire(resource, ttlMs) {
-      const value = `${process.pid}-${(counter += 1)}`.padEnd(40, "0");
+      const token = `${process.pid}-${(counter += 1)}`.padEnd(40, "0");
       if (scripts === "node-redlock's") {
-        await atQuorum(clients, PEER_ACQUIRE, [resource], [value, ttlMs]);
-        return { handle: { keys: [resource], args: [value] }, attempts: 1 };
+        await atQuorum(clients, PEER_ACQUIRE, [resource], [token, ttlMs]);
+        return { handle: { keys: [resource], args: [token] }, attempts: 1 };
       }
-      const owner = scripts !== "ours, owner off";
-      const keys = owner ? [resource, `redlock:owner:${resource}`] : [resource];
-      if (scripts === "ours general, owner on") {
-        // What a one-resource lock sent before ACQUIRE_ONE / RELEASE_ONE existed.
-        await atQuorum(clients, ACQUIRE, keys, [value, ttlMs, 1, OWNER_JSON, Date.now()]);
-        return { handle: { script: RELEASE, keys, args: [value, 1, 1] }, attempts: 1 };
-      }
-      const args = owner ? [value, ttlMs, OWNER_JSON, Date.now()] : [value, ttlMs];
-      await atQuorum(clients, ACQUIRE_ONE, keys, args);
-      return { handle: { script: RELEASE_ONE, keys, args: [value, 1] }, attempts: 1 };
+      const owner = scripts === "ours, owner on" ? OWNER_JSON : undefined;
+      const value = encodeValue(token, owner, Date.now(), ttlMs);
+      await atQuorum(clients, ACQUIRE_ONE, [resource], [value, ttlMs]);
+      return { handle: { script: RELEASE_ONE, keys: [resource], args: [value, 1] }, attempts: 1 };
     },
     async release(handle) {
       const { script, keys, args } = handle as {
@@ -150,7 +145,6 @@ function bareClient(clients: Redis[], scripts: ScriptSet): LockAdapter {
 const masters = await startMasters({ count: 5, dataDir: `.data/bench-cost/${process.pid}` });
 try {
   const rows: Row[] = [
-    "bare, ours general, owner on scripts",
     "bare, ours, owner on scripts",
     "bare, ours, owner off scripts",
     "bare, node-redlock's scripts",

@@ -79,7 +79,7 @@ async function isPortTaken(port: number): Promise<boolean> {
 }
 
 /** Sends a raw PING until the server answers +PONG, so readiness needs no client library. */
-async function waitForPong(port: number, timeoutMs: number): Promise<void> {
+export async function waitForPong(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const answered = await new Promise<boolean>((resolve) => {

@@ -1,3 +1,4 @@
+import { OwnerExtension } from "@/components/locks/owner-extension";
 import Link from "next/link";
 import { memo, type CSSProperties } from "react";
 import { ElapsedSince } from "@/components/locks/held-for";
@@ -65,12 +66,7 @@ export const LockRowView = memo(function LockRowView({ row, rowIndex, style }: L
       </span>
       <span role="cell" className={styles.held}>
         <ElapsedSince sinceMs={row.heldSince} label="held for" />
-        {row.owner.kind === "labelled" && row.owner.extensions > 0 && (
-          <span className="muted" title="Extensions since acquired">
-            {" "}
-            ↻{row.owner.extensions}
-          </span>
-        )}
+        {row.owner.kind === "labelled" && <OwnerExtension owner={row.owner} prefix=" ↻ " />}
       </span>
       <span role="cell" className={styles.waiters}>
         <WaitersCell waiters={row.waiters} />

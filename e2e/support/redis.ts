@@ -1,4 +1,5 @@
 /** Direct access to the five masters: write keys the console did not write, and check what it left. */
+import { waitersKey } from "../../lib/redlock/keys";
 import { Redis } from "ioredis";
 import type { Stack } from "../stack-file";
 
@@ -21,7 +22,7 @@ export class Masters {
     return Promise.all(this.clients.map((client) => client.get(key)));
   }
 
-  /** The owner entry the library writes beside a lock (`redlock:owner:<key>`), on every node. */
+  /** The owner entry 1.x wrote beside a lock (`redlock:owner:<key>`, still read), on every node. */
   async putOwner(
     key: string,
     entry: {
@@ -49,19 +50,19 @@ export class Masters {
     );
   }
 
-  /** A contender registered as waiting for `key` (`redlock:waiters:<key>`), on every node, until `expiresAtMs`. */
+  /** A contender registered as waiting for `key` (at `waitersKey(key)`), on every node, until `expiresAtMs`. */
   async putWaiter(
     key: string,
     waiter: { id: string; labels: Record<string, string>; since: number },
     expiresAtMs: number,
   ): Promise<void> {
-    const waitersKey = `redlock:waiters:${key}`;
+    const waiters = waitersKey(key);
     await Promise.all(
       this.clients.map((client) =>
         client
           .multi()
-          .zadd(waitersKey, expiresAtMs, JSON.stringify(waiter))
-          .pexpire(waitersKey, Math.max(1, expiresAtMs - Date.now()))
+          .zadd(waiters, expiresAtMs, JSON.stringify(waiter))
+          .pexpire(waiters, Math.max(1, expiresAtMs - Date.now()))
           .exec(),
       ),
     );
@@ -70,7 +71,7 @@ export class Masters {
   /** Deletes the keys and the owner entries and waiters the library keeps beside them. */
   async deleteWithOwnership(...keys: string[]): Promise<void> {
     await this.deleteEverywhere(
-      ...keys.flatMap((key) => [key, `redlock:owner:${key}`, `redlock:waiters:${key}`]),
+      ...keys.flatMap((key) => [key, `redlock:owner:${key}`, waitersKey(key)]),
     );
   }
 

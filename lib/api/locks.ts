@@ -22,16 +22,29 @@ export const lockFormatSchema = z.enum([
 export type LockFormat = z.infer<typeof lockFormatSchema>;
 
 /**
- * The owner entry this library writes beside a lock (`redlock:owner:<resource>`), shown only when it
- * belongs to the holder value read with it: labels (service, host, pid…), when the lock was
- * acquired (the acquiring client's clock, epoch ms) and how many times it was extended.
+ * Who holds a lock of this library, as its value says (`rl1:<token>:<json>`), or as the owner entry
+ * of a 1.x lock (`redlock:owner:<resource>`, shown only when it belongs to the holder value read
+ * with it): labels (service, host, pid…), when the lock was acquired (the acquiring client's clock,
+ * epoch ms), the TTL it was acquired with (null for 1.x) and, for 1.x only, how many times it was
+ * extended (null for 2.x: a value held longer than `ttlMs` was extended, see `ownerExtension`).
  */
 export const ownerInfoSchema = z.object({
   labels: z.record(z.string(), z.string()),
   acquiredAt: epochMsSchema,
-  extensions: z.number().int().nonnegative(),
+  ttlMs: z.number().int().positive().nullable(),
+  extensions: z.number().int().nonnegative().nullable(),
 });
 export type OwnerInfo = z.infer<typeof ownerInfoSchema>;
+
+/**
+ * What the nodes tell of a holder's extensions at `nowMs`: "extended 3×" (1.x counted them),
+ * "extended" (held longer than the TTL it was acquired with), or null when nothing shows one.
+ */
+export function ownerExtension(owner: OwnerInfo, nowMs: number): string | null {
+  if (owner.extensions !== null)
+    return owner.extensions > 0 ? `extended ${owner.extensions}×` : null;
+  return owner.ttlMs !== null && nowMs - owner.acquiredAt > owner.ttlMs ? "extended" : null;
+}
 
 /** Who holds a lock: the owner entry of this library, or only the key's format for other clients. */
 export const lockOwnerSchema = z.discriminatedUnion("kind", [

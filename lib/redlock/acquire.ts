@@ -4,8 +4,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { withRetries, type Core, type RetryStep } from "./core";
 import { NodeTimeoutError, ResourceLockedError } from "./errors";
 import { recordFencingToken } from "./fencing";
-import { fenceKey, ownerKey } from "./keys";
-import { ownerLabels, type OwnerLabels } from "./owner";
+import { encodeValue } from "./value";
+import { fenceKeys } from "./fencing";
+import { ownerLabels } from "./owner";
 import { runAttempt, type Attempt, type NodeAnswer } from "./quorum";
 import { releaseCommand } from "./release";
 import { validityMs, type Settings } from "./settings";
@@ -13,23 +14,18 @@ import type { ExecutionStats, OwnerInfo } from "./types";
 import { WaiterEntry } from "./waiters";
 import { defineScript, type Script, type ScriptArg } from "./script";
 
-/** value, ttlMs, resource count, then (with owner metadata) labels JSON and acquiredAt (epoch ms). */
-type AcquireArgs =
-  | readonly [value: string, ttlMs: number, resourceCount: number]
-  | readonly [string, number, number, labelsJson: string, acquiredAtMs: number];
-
 /**
- * Sets every resource to the value with a TTL, only if none exists. Returns {set count, highest
- * fencing counter}; the counter is read even when refused, so a new token outbids every node that answered.
- * With ARGV[4] (owner labels JSON) and ARGV[5] (acquiredAt), the last `count` KEYS are the owner
- * entries: written in this same script with the same TTL, so an owner never exists without its lock.
+ * Sets every resource to the value (ARGV[1]) for ARGV[2] ms, only if none exists; the first ARGV[3]
+ * KEYS are the resources, the rest fencing counters. Returns {set count, highest fencing counter};
+ * the counter is read even when refused, so a new token outbids every node that answered.
  */
-export const ACQUIRE = defineScript<AcquireArgs, [setCount: number, fence: number]>(`
+export const ACQUIRE = defineScript<
+  readonly [value: string, ttlMs: number, resourceCount: number],
+  [setCount: number, fence: number]
+>(`
 local count = tonumber(ARGV[3])
-local ownerFrom = #KEYS + 1
-if ARGV[4] then ownerFrom = #KEYS - count + 1 end
 local fence = 0
-for i = count + 1, ownerFrom - 1 do
+for i = count + 1, #KEYS do
   local current = tonumber(redis.call("get", KEYS[i]) or "0") or 0
   if current > fence then fence = current end
 end
@@ -41,32 +37,17 @@ end
 for i = 1, count do
   redis.call("set", KEYS[i], ARGV[1], "PX", ARGV[2])
 end
--- Every field is written, so a stale entry needs no DEL first; pcall: a foreign key type under the
--- reserved prefix costs the owner entry, never the lock.
-for i = ownerFrom, #KEYS do
-  redis.pcall("hset", KEYS[i], "value", ARGV[1], "labels", ARGV[4], "acquiredAt", ARGV[5], "extensions", 0)
-  redis.pcall("pexpire", KEYS[i], ARGV[2])
-end
 return {count, fence}
 `);
 
 /**
- * ACQUIRE for the common case, one resource without fencing: the same effect (one SET NX PX, then
- * the owner entry) without ACQUIRE's loops and table reply, 2–4 µs less Redis CPU per call (INFO
- * commandstats). KEYS[2], when present, is the owner entry, written as ACQUIRE writes it.
+ * ACQUIRE for the common case, one resource without fencing: a single SET NX PX, without ACQUIRE's
+ * loops and table reply (2–4 µs less Redis CPU per call, INFO commandstats).
  * test/redlock/single-resource-scripts.test.ts runs both on the same states and compares.
  */
-export const ACQUIRE_ONE = defineScript<
-  | readonly [value: string, ttlMs: number]
-  | readonly [string, number, labelsJson: string, acquiredAtMs: number],
-  0 | 1
->(`
-if not redis.call("set", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then return 0 end
-if KEYS[2] then
-  redis.pcall("hset", KEYS[2], "value", ARGV[1], "labels", ARGV[3], "acquiredAt", ARGV[4], "extensions", 0)
-  redis.pcall("pexpire", KEYS[2], ARGV[2])
-end
-return 1
+export const ACQUIRE_ONE = defineScript<readonly [value: string, ttlMs: number], 0 | 1>(`
+if redis.call("set", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then return 1 end
+return 0
 `);
 
 export interface AcquiredLock {
@@ -149,30 +130,16 @@ export async function acquire(
 
 /** The script call of one attempt: ACQUIRE_ONE for one resource without fencing, else ACQUIRE. */
 function acquireCommand(
+  core: Core,
   resources: readonly string[],
   value: string,
   ttlMs: number,
   fencing: boolean,
-  owner: OwnerLabels | undefined,
-  acquiredAtMs: number,
-): { script: Script; keys: string[]; args: ScriptArg[] } {
-  if (resources.length === 1 && !fencing) {
-    const resource = resources[0]!;
-    return owner
-      ? {
-          script: ACQUIRE_ONE,
-          keys: [resource, ownerKey(resource)],
-          args: [value, ttlMs, owner.json, acquiredAtMs],
-        }
-      : { script: ACQUIRE_ONE, keys: [resource], args: [value, ttlMs] };
-  }
-  const keys = fencing ? [...resources, ...resources.map(fenceKey)] : [...resources];
-  const args: ScriptArg[] = [value, ttlMs, resources.length];
-  if (owner) {
-    for (const resource of resources) keys.push(ownerKey(resource));
-    args.push(owner.json, acquiredAtMs);
-  }
-  return { script: ACQUIRE, keys, args };
+): { script: Script; keys: readonly string[]; args: ScriptArg[] } {
+  if (resources.length === 1 && !fencing)
+    return { script: ACQUIRE_ONE, keys: resources, args: [value, ttlMs] };
+  const keys = fencing ? [...resources, ...fenceKeys(core, resources)] : resources;
+  return { script: ACQUIRE, keys, args: [value, ttlMs, resources.length] };
 }
 
 async function acquireOnce(
@@ -183,16 +150,9 @@ async function acquireOnce(
 ): Promise<RetryStep<Omit<AcquiredLock, "attempts">>> {
   const startMono = performance.now();
   const startWall = Date.now();
-  const value = randomValue();
   const owner = ownerLabels(settings);
-  const { script, keys, args } = acquireCommand(
-    resources,
-    value,
-    ttlMs,
-    settings.fencing,
-    owner,
-    startWall,
-  );
+  const value = encodeValue(randomValue(), owner?.json, startWall, ttlMs);
+  const { script, keys, args } = acquireCommand(core, resources, value, ttlMs, settings.fencing);
   const attempt = await runAttempt(core.nodes, {
     script,
     keys,
@@ -220,7 +180,7 @@ async function acquireOnce(
           value,
           expiration: startWall + (performance.now() - startMono) + validity,
           fencingToken,
-          owner: owner && { labels: owner.labels, acquiredAt: startWall, extensions: 0 },
+          owner: owner && { labels: owner.labels, acquiredAt: startWall, ttlMs, extensions: 0 },
         },
       };
     }
@@ -241,7 +201,7 @@ async function releaseAttempt(
   attempt: Attempt,
   settings: Settings,
 ): Promise<void> {
-  const { script, keys, args } = releaseCommand(resources, value, settings, false);
+  const { script, keys, args } = releaseCommand(resources, value, false);
   const awaited: Promise<unknown>[] = [];
   attempt.sent.forEach((sent, index) => {
     const answer = attempt.answers[index];

@@ -1,37 +1,21 @@
 import { withRetries, type Core } from "./core";
 import { ExecutionError, ResourceLockedError } from "./errors";
-import { ownerKey } from "./keys";
-import { ownerLabels } from "./owner";
 import { quorumSize, runAttempt, type NodeAnswer } from "./quorum";
 import { validityMs, type Settings } from "./settings";
 import type { ExecutionStats } from "./types";
 import { defineScript } from "./script";
 
-/**
- * Resets the TTL of every resource, only if all still hold the value. Returns the count extended.
- * With ARGV[3] (resource count), the KEYS after the resources are their owner entries: each one that
- * belongs to this value gets the new TTL and one more extension (pcall: a foreign key type is skipped).
- */
-export const EXTEND = defineScript<
-  readonly [value: string, ttlMs: number, resourceCount: number],
-  number
->(`
-local count = tonumber(ARGV[3]) or #KEYS
-for i = 1, count do
-  if redis.call("get", KEYS[i]) ~= ARGV[1] then
+/** Resets the TTL of every resource, only if all still hold the value. Returns the count extended. */
+export const EXTEND = defineScript<readonly [value: string, ttlMs: number], number>(`
+for _, key in ipairs(KEYS) do
+  if redis.call("get", key) ~= ARGV[1] then
     return 0
   end
 end
-for i = 1, count do
-  redis.call("pexpire", KEYS[i], ARGV[2])
+for _, key in ipairs(KEYS) do
+  redis.call("pexpire", key, ARGV[2])
 end
-for i = count + 1, #KEYS do
-  if redis.pcall("hget", KEYS[i], "value") == ARGV[1] then
-    redis.call("pexpire", KEYS[i], ARGV[2])
-    redis.call("hincrby", KEYS[i], "extensions", 1)
-  end
-end
-return count
+return #KEYS
 `);
 
 const judgeExtend =
@@ -67,11 +51,7 @@ export async function extend(
     throw new ExecutionError("Cannot extend an already-expired lock.", []);
   // Once this many nodes say the lock is not ours, no majority can extend it: retrying is pointless.
   const majorityGone = core.nodes.length - quorumSize(core.nodes.length) + 1;
-  // With owner metadata on, each owner entry that belongs to the value is refreshed with the lock.
   const { resources, value } = target;
-  const withOwner = ownerLabels(settings) !== undefined;
-  const keys = withOwner ? [...resources, ...resources.map(ownerKey)] : resources;
-  const args = withOwner ? [value, ttlMs, resources.length] : [value, ttlMs];
   const { result, attempts } = await withRetries(
     core,
     { operation: "extend", resources: target.resources },
@@ -81,8 +61,8 @@ export async function extend(
       const startWall = Date.now();
       const attempt = await runAttempt(core.nodes, {
         script: EXTEND,
-        keys,
-        args,
+        keys: resources,
+        args: [value, ttlMs],
         timeoutMs: Math.min(settings.nodeTimeout, ttlMs),
         judge: judgeExtend(target.resources.length),
         decideEarly: true,

@@ -1,6 +1,6 @@
 import type { Core } from "./core";
 import { ResourceLockedError } from "./errors";
-import { fenceKey } from "./keys";
+import { fenceKey, legacyFenceKey } from "./keys";
 import { runAttempt, type Attempt } from "./quorum";
 import type { Settings } from "./settings";
 import { defineScript } from "./script";
@@ -28,6 +28,22 @@ return 1
 `);
 
 /**
+ * The fencing counters of the resources: each one's counter in its own cluster slot, then, where
+ * 1.x named it differently and no node is a Redis Cluster, 1.x's counter too. Reading both and
+ * raising both keeps tokens increasing while 1.x and 2.x processes lock the same resources during
+ * an upgrade (on a cluster, 1.x could only fence hash-tagged names, whose counters kept their name).
+ */
+export function fenceKeys(core: Core, resources: readonly string[]): string[] {
+  const keys = resources.map(fenceKey);
+  if (core.nodes.some((node) => node.isCluster)) return keys;
+  for (const resource of resources) {
+    const legacy = legacyFenceKey(resource);
+    if (legacy !== fenceKey(resource)) keys.push(legacy);
+  }
+  return keys;
+}
+
+/**
  * Picks a token above every counter the nodes reported and records it on a majority that still
  * holds the lock; returns null when it could not, so the lock is never handed out without one.
  */
@@ -46,7 +62,7 @@ export async function recordFencingToken(
   const token = Math.max(0, ...counters) + 1;
   const recorded = await runAttempt(core.nodes, {
     script: FENCE,
-    keys: [...resources, ...resources.map(fenceKey)],
+    keys: [...resources, ...fenceKeys(core, resources)],
     args: [value, token, resources.length],
     timeoutMs: Math.min(settings.nodeTimeout, budgetMs),
     judge: (reply) =>

@@ -13,7 +13,17 @@ export {
 } from "./errors";
 export { defaultSettings, validityMs } from "./settings";
 export { quorumSize } from "./quorum";
-export { FENCE_PREFIX, fenceKey, OWNER_PREFIX, ownerKey, WAITERS_PREFIX, waitersKey } from "./keys";
+export {
+  auxiliaryKeyOf,
+  fenceKey,
+  hasHashTag,
+  legacyFenceKey,
+  legacyOwnerKey,
+  RESERVED_PREFIX,
+  waitersKey,
+  type AuxiliaryKind,
+} from "./keys";
+export { decodeValue, VALUE_FORMAT_PREFIX, wasExtended } from "./value";
 export { OWNER_LABELS_MAX_BYTES } from "./owner";
 export { INSPECT_MAX_RESOURCES } from "./inspect";
 export { defineScript, type Script, type ScriptArg, type ScriptKey } from "./script";

@@ -1,27 +1,34 @@
 import type { Core } from "./core";
-import { ownerKey, waitersKey } from "./keys";
+import { legacyOwnerKey, waitersKey } from "./keys";
 import { isLabels, parseOwner } from "./owner";
+import { decodeValue, VALUE_FORMAT_PREFIX } from "./value";
 import { quorumSize, runAttempt } from "./quorum";
 import type { Settings } from "./settings";
 import type { NodeInspection, OwnerInfo, ResourceInspection, WaiterInfo } from "./types";
 import { defineScript } from "./script";
 
 /**
- * Reads, without writing, what a node knows of each resource: KEYS come in threes (resource, owner
- * entry, waiters set). ARGV[1] is now (epoch ms): waiters that expired before it are left out;
- * ARGV[2] bounds the waiters listed. The owner entry is returned only if it belongs to the value
- * read here, in the same atomic read, so a stale or foreign entry is never shown as the owner.
- * Returns per resource {type, value, pttl, owner {labels, acquiredAt, extensions} or nil, waiter count, waiters with scores}.
+ * Reads, without writing, what a node knows of each resource: KEYS come in groups of ARGV[3] — the
+ * resource, its waiters set, then (3) 1.x's owner entry. ARGV[1] is now (epoch ms): waiters that
+ * expired before it are left out; ARGV[2] bounds the waiters listed. A 1.x owner entry is read only
+ * for a value that does not carry its owner, and returned only if it belongs to the value read here,
+ * in the same atomic read, so a stale or foreign entry is never shown as the owner.
+ * Returns per resource {type, value, pttl, 1.x owner {labels, acquiredAt, extensions} or nil, waiter count, waiters with scores}.
  */
-export const INSPECT = defineScript<readonly [nowMs: number, waitersListed: number], NodeRow[]>(`
+export const INSPECT = defineScript<
+  readonly [nowMs: number, waitersListed: number, keysPerResource: 2 | 3],
+  NodeRow[]
+>(`
 local replies = {}
-for i = 1, #KEYS, 3 do
-  local key, ownerEntry, waiters = KEYS[i], KEYS[i + 1], KEYS[i + 2]
+local stride = tonumber(ARGV[3])
+for i = 1, #KEYS, stride do
+  local key, waiters, ownerEntry = KEYS[i], KEYS[i + 1], KEYS[i + 2]
   local kind = redis.call("type", key).ok
   local value = false
   if kind == "string" then value = redis.call("get", key) end
   local owner = false
-  if value and redis.call("type", ownerEntry).ok == "hash" then
+  if ownerEntry and value and string.sub(value, 1, ${VALUE_FORMAT_PREFIX.length}) ~= "${VALUE_FORMAT_PREFIX}"
+    and redis.call("type", ownerEntry).ok == "hash" then
     local fields = redis.call("hmget", ownerEntry, "value", "labels", "acquiredAt", "extensions")
     if fields[1] == value then owner = {fields[2], fields[3], fields[4]} end
   end
@@ -35,7 +42,7 @@ end
 return replies
 `);
 
-/** Most resources one inspect() call reads: each is three keys in one script call per node. */
+/** Most resources one inspect() call reads: each is two or three keys in one script call per node. */
 export const INSPECT_MAX_RESOURCES = 1_000;
 /** Most waiters a node lists per resource (the count is exact beyond it). */
 const WAITERS_LISTED = 100;
@@ -78,10 +85,11 @@ function fold(
   const ttlsMs = top.map((node) => (node.pttlMs === -1 ? Infinity : node.pttlMs!));
   const validityMs = held ? ttlsMs.sort((a, b) => b - a)[quorum - 1]! : 0;
   const owners = top.flatMap((node) => (node.owner ? [node.owner] : []));
+  const extensions = owners.flatMap((entry) => entry.extensions ?? []);
   const owner: OwnerInfo | undefined = owners[0] && {
     ...owners[0],
-    // A node that missed an extension counts fewer; none can count more than happened.
-    extensions: Math.max(...owners.map((entry) => entry.extensions)),
+    // 1.x entries: a node that missed an extension counts fewer; none can count more than happened.
+    ...(extensions.length > 0 && { extensions: Math.max(...extensions) }),
   };
   const waiters = new Map<string, WaiterInfo>();
   for (const waiter of waitersByNode.flat()) {
@@ -124,10 +132,17 @@ export async function inspect(
       `inspect() reads at most ${INSPECT_MAX_RESOURCES} resources per call, got ${resources.length}.`,
     );
   const nowMs = Date.now();
+  // On a cluster node, 1.x's owner entry of an untagged name sits in another slot; 1.x could not
+  // write one there anyway (CROSSSLOT), so it is only read from single servers.
+  const readsLegacyOwner = !core.nodes.some((node) => node.isCluster);
   const attempt = await runAttempt(core.nodes, {
     script: INSPECT,
-    keys: resources.flatMap((resource) => [resource, ownerKey(resource), waitersKey(resource)]),
-    args: [nowMs, WAITERS_LISTED],
+    keys: resources.flatMap((resource) =>
+      readsLegacyOwner
+        ? [resource, waitersKey(resource), legacyOwnerKey(resource)]
+        : [resource, waitersKey(resource)],
+    ),
+    args: [nowMs, WAITERS_LISTED, readsLegacyOwner ? 3 : 2],
     timeoutMs: settings.nodeTimeout,
     judge: (reply) => ({ vote: "for", reply }),
     decideEarly: false,
@@ -144,7 +159,9 @@ export async function inspect(
         answer.reply as NodeRow[]
       )[resourceIndex]!;
       waitersByNode.push(parseWaiters(listed).filter((waiter) => waiter.expiresAt >= nowMs));
-      const owner = ownerFields ? parseOwner(...ownerFields) : undefined;
+      const owner =
+        (value !== null ? decodeValue(value)?.owner : undefined) ??
+        (ownerFields ? parseOwner(...ownerFields) : undefined);
       return {
         ...base,
         keyType,

@@ -1,14 +1,111 @@
 /**
  * The keys a lock uses on each node besides its resources. Scripts are passed every key they touch
  * as KEYS (Redis's rule for scripts), so these are computed here and handed to them.
+ *
+ * Every auxiliary key hashes to the same Redis Cluster slot as its resource, so one script can touch
+ * both on a cluster node (no CROSSSLOT), whatever the resource's name:
+ * - a resource with a hash tag (`{orders}:42`) keeps it: `redlock:<kind>:{orders}:42` (1.x's name);
+ * - one without, and without `}` (`orders:42`), is wrapped whole: `redlock:{orders:42}:<kind>`;
+ * - the rare one with a `}` but no valid tag (`a}b`, `{}x}`), and "", gets a short tag that Redis
+ *   hashes to the resource's own slot (found by CRC16, as Redis computes it): `redlock:{<tag>}:<kind>:a}b`.
+ * The three forms cannot be confused with one another, so `auxiliaryKeyOf` maps any of them back.
  */
-export const FENCE_PREFIX = "redlock:fence:";
-/** A resource's fencing counter: the highest token recorded for it on this node. */
-export const fenceKey = (resource: string) => FENCE_PREFIX + resource;
+export const RESERVED_PREFIX = "redlock:";
 
-export const OWNER_PREFIX = "redlock:owner:";
-/** The owner entry of a resource: a hash (value, labels, acquiredAt, extensions) with the lock's TTL. */
-export const ownerKey = (resource: string) => OWNER_PREFIX + resource;
-export const WAITERS_PREFIX = "redlock:waiters:";
+/** What an auxiliary key is for; `owner` is only read: 1.x wrote owner entries, 2.x keeps the owner in the value. */
+export type AuxiliaryKind = "fence" | "waiters" | "owner";
+const KINDS: readonly AuxiliaryKind[] = ["fence", "waiters", "owner"];
+
+type Name = string | Buffer;
+
+/** True when Redis Cluster hashes only part of the name: the first `{…}` with something inside. */
+export function hasHashTag(name: Name): boolean {
+  const open = name.indexOf("{");
+  if (open === -1) return false;
+  const close = name.indexOf("}", open + 1);
+  return close > open + 1;
+}
+
+/**
+ * The Redis Cluster slot of a name without a hash tag: CRC16-XMODEM of every byte (Redis's
+ * keyHashSlot). Bitwise, as only rare names need it. Not `cluster-key-slot` (ioredis's): it reads
+ * `{}x}` as tagged "x", where Redis hashes the whole name.
+ */
+function untaggedSlot(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const byte of bytes) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit += 1)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc & 0x3fff;
+}
+
+const slotTags = new Map<number, string>();
+
+/** The shortest base-36 numeral that Redis Cluster hashes to `slot` (some thousands of CRCs, cached). */
+function slotTag(slot: number): string {
+  let tag = slotTags.get(slot);
+  for (let candidate = 0; tag === undefined; candidate += 1) {
+    const numeral = candidate.toString(36);
+    if (untaggedSlot(Buffer.from(numeral)) === slot) tag = numeral;
+  }
+  slotTags.set(slot, tag);
+  return tag;
+}
+
+/** The auxiliary key of one kind for a resource, in the resource's cluster slot (see above). */
+function auxiliaryKey<N extends Name>(kind: AuxiliaryKind, resource: N): N {
+  const text: string | undefined = typeof resource === "string" ? resource : undefined;
+  // latin1 maps each byte to one char, so a binary name keeps its exact bytes through the string.
+  const name = text ?? (resource as Buffer).toString("latin1");
+  let key: string;
+  if (hasHashTag(name)) key = `${RESERVED_PREFIX}${kind}:${name}`;
+  // "" has no slot of its own to wrap ("{}" is no tag): it takes the third form.
+  else if (name !== "" && !name.includes("}")) key = `${RESERVED_PREFIX}{${name}}:${kind}`;
+  else {
+    const bytes = text === undefined ? (resource as Buffer) : Buffer.from(text);
+    key = `${RESERVED_PREFIX}{${slotTag(untaggedSlot(bytes))}}:${kind}:${name}`;
+  }
+  return (text === undefined ? Buffer.from(key, "latin1") : key) as N;
+}
+
+/** A resource's fencing counter: the highest token recorded for it on this node. */
+export const fenceKey = <N extends Name>(resource: N): N => auxiliaryKey("fence", resource);
+
 /** The contenders waiting for a resource: a sorted set of JSON members scored by their expiry (epoch ms). */
-export const waitersKey = (resource: string) => WAITERS_PREFIX + resource;
+export const waitersKey = <N extends Name>(resource: N): N => auxiliaryKey("waiters", resource);
+
+/** 1.x's fence counter name (`redlock:fence:<resource>`), still raised on single servers for one major version. */
+export const legacyFenceKey = (resource: string) => `${RESERVED_PREFIX}fence:${resource}`;
+
+/**
+ * 1.x's owner entry (`redlock:owner:<resource>`, a hash {value, labels, acquiredAt, extensions}),
+ * read for one major version so that locks taken by 1.x still show their owner during an upgrade.
+ */
+export const legacyOwnerKey = <N extends Name>(resource: N): N =>
+  (typeof resource === "string"
+    ? `${RESERVED_PREFIX}owner:${resource}`
+    : Buffer.concat([Buffer.from(`${RESERVED_PREFIX}owner:`), resource])) as N;
+
+/**
+ * The resource and kind an auxiliary key belongs to (any of the three forms, and 1.x's names), or
+ * undefined for a key that is not one. A Buffer key is read as latin1 and its resource returned so.
+ */
+export function auxiliaryKeyOf(key: string): { kind: AuxiliaryKind; resource: string } | undefined {
+  if (!key.startsWith(RESERVED_PREFIX)) return undefined;
+  const rest = key.slice(RESERVED_PREFIX.length);
+  if (rest.startsWith("{")) {
+    const close = rest.indexOf("}");
+    if (close === -1) return undefined;
+    const tail = rest.slice(close + 1);
+    for (const kind of KINDS) {
+      if (tail === `:${kind}`) return { kind, resource: rest.slice(1, close) };
+      if (tail.startsWith(`:${kind}:`)) return { kind, resource: tail.slice(kind.length + 2) };
+    }
+    return undefined;
+  }
+  for (const kind of KINDS)
+    if (rest.startsWith(`${kind}:`)) return { kind, resource: rest.slice(kind.length + 1) };
+  return undefined;
+}

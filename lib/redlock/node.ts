@@ -41,6 +41,8 @@ const SENDABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
 export class RedlockNode {
   readonly address: string;
   readonly restartWatch: RestartWatch;
+  /** A Redis Cluster client: each key goes to the shard that owns its slot. */
+  readonly isCluster: boolean;
   private overdueCount = 0;
   /** Script calls sent to this node and not answered yet (batching clients only). */
   private inFlight = 0;
@@ -65,6 +67,7 @@ export class RedlockNode {
   ) {
     this.connection = adaptClient(client);
     this.address = describeClient(client);
+    this.isCluster = this.connection.isCluster === true;
     // A Cluster routes each key to its own shard, so only single-node clients batch into one script call.
     const batches =
       typeof (this.connection as { pipeline?: unknown }).pipeline === "function" &&

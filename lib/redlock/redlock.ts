@@ -140,7 +140,7 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
       extended.attempts,
       extended.expiration,
       existing.fencingToken,
-      existing.owner && { ...existing.owner, extensions: existing.owner.extensions + 1 },
+      existing.owner && { ...existing.owner, extensions: (existing.owner.extensions ?? 0) + 1 },
     );
   }
 

@@ -1,30 +1,21 @@
 import { performance } from "node:perf_hooks";
 import type { Core } from "./core";
 import { ResourceLockedError } from "./errors";
-import { ownerKey } from "./keys";
-import { ownerLabels } from "./owner";
 import { runAttempt, type NodeAnswer } from "./quorum";
 import type { Settings } from "./settings";
 import type { ReleaseCounts, ReleaseResult } from "./types";
 import { defineScript, type Script, type ScriptArg } from "./script";
 
 /**
- * Deletes each resource that still holds the value (never another holder's). Returns the count deleted.
- * ARGV[2] is the resource count: the KEYS after the resources are their owner entries, deleted with
- * them. With ARGV[3] = "1", publishes each deletion on `redlock:released:<key>` (handoff.ts).
+ * Deletes each resource that still holds the value (never another holder's). Returns the count
+ * deleted. With ARGV[2] = "1", publishes each deletion on `redlock:released:<key>` (handoff.ts).
  */
-export const RELEASE = defineScript<
-  readonly [value: string, resourceCount: number, publish: 0 | 1],
-  number
->(`
+export const RELEASE = defineScript<readonly [value: string, publish: 0 | 1], number>(`
 local count = 0
-local resourceCount = tonumber(ARGV[2]) or #KEYS
-for i = 1, resourceCount do
-  local key = KEYS[i]
+for _, key in ipairs(KEYS) do
   if redis.call("get", key) == ARGV[1] then
-    -- The owner entry goes in the same DEL: one command, not two.
-    if KEYS[resourceCount + i] then redis.call("del", key, KEYS[resourceCount + i]) else redis.call("del", key) end
-    if ARGV[3] == "1" then redis.pcall("publish", "redlock:released:" .. key, "") end
+    redis.call("del", key)
+    if ARGV[2] == "1" then redis.pcall("publish", "redlock:released:" .. key, "") end
     count = count + 1
   end
 end
@@ -32,13 +23,12 @@ return count
 `);
 
 /**
- * RELEASE for one resource: KEYS[1] the resource, KEYS[2] (optional) its owner entry; ARGV[1] the
- * value, ARGV[2] = "1" to publish the deletion. The same effect without RELEASE's loop (a single
- * caller's unlock runs it on every node).
+ * RELEASE for one resource, without its loop (a single caller's unlock runs it on every node):
+ * KEYS[1] the resource, ARGV as RELEASE's.
  */
 export const RELEASE_ONE = defineScript<readonly [value: string, publish: 0 | 1], 0 | 1>(`
 if redis.call("get", KEYS[1]) ~= ARGV[1] then return 0 end
-if KEYS[2] then redis.call("del", KEYS[1], KEYS[2]) else redis.call("del", KEYS[1]) end
+redis.call("del", KEYS[1])
 if ARGV[2] == "1" then redis.pcall("publish", "redlock:released:" .. KEYS[1], "") end
 return 1
 `);
@@ -56,29 +46,20 @@ function countAnswers(answers: ReadonlyArray<NodeAnswer | undefined>): ReleaseCo
 }
 
 /**
- * The release script call: RELEASE_ONE for one resource, else RELEASE. With owner metadata on, the
- * owner entries follow the resources and are deleted with them (only where the lock's value was
- * found and deleted). `wakeWaiters`: publish the release so contenders waiting on it retry at once
- * (handoff.ts).
+ * The release script call: RELEASE_ONE for one resource, else RELEASE. `wakeWaiters`: publish the
+ * release so contenders waiting on it retry at once (handoff.ts).
  */
 export function releaseCommand(
   resources: readonly string[],
   value: string,
-  settings: Settings,
   wakeWaiters: boolean,
 ): { script: Script; keys: readonly string[]; args: ScriptArg[] } {
-  const withOwner = ownerLabels(settings) !== undefined;
   const publish = wakeWaiters ? 1 : 0;
-  if (resources.length === 1) {
-    const resource = resources[0]!;
-    return {
-      script: RELEASE_ONE,
-      keys: withOwner ? [resource, ownerKey(resource)] : [resource],
-      args: [value, publish],
-    };
-  }
-  const keys = withOwner ? [...resources, ...resources.map(ownerKey)] : resources;
-  return { script: RELEASE, keys, args: [value, resources.length, publish] };
+  return {
+    script: resources.length === 1 ? RELEASE_ONE : RELEASE,
+    keys: resources,
+    args: [value, publish],
+  };
 }
 
 /**
@@ -100,7 +81,7 @@ export async function release(
 ): Promise<ReleaseResult> {
   const startMono = performance.now();
   // Wake the contenders waiting on these resources (a failed attempt's clean-up does not).
-  const { script, keys, args } = releaseCommand(resources, value, settings, true);
+  const { script, keys, args } = releaseCommand(resources, value, true);
   const attempt = await runAttempt(core.nodes, {
     script,
     keys,

@@ -83,14 +83,19 @@ export interface NodeState {
 /** An AbortSignal that carries the reason a `using` routine lost its lock (node-redlock shape). */
 export type RedlockAbortSignal = AbortSignal & { error?: Error };
 
-/** Who holds a lock, as its owner entry records it (`redlock:owner:<resource>` on each node). */
+/** Who holds a lock, as its value says (value.ts), or a 1.x owner entry (`redlock:owner:<resource>`). */
 export interface OwnerInfo {
   /** `host` and `pid` filled by the library, then the `owner` setting's labels, then the call's. */
   readonly labels: Readonly<Record<string, string>>;
   /** Epoch ms on the acquiring client's clock when its successful attempt started. */
   readonly acquiredAt: number;
-  /** Successful extensions so far (the highest count among the nodes holding the lock). */
-  readonly extensions: number;
+  /** The TTL the lock was acquired with, ms: held longer than this, it was extended. Absent for 1.x entries. */
+  readonly ttlMs?: number;
+  /**
+   * Successful extensions: on a `Lock`, those made through it; from `inspect()`, only for a lock
+   * taken by 1.x (its owner entry counted them; a 2.x value does not change while held).
+   */
+  readonly extensions?: number;
 }
 
 /** A contender retrying for a resource (a member of `redlock:waiters:<resource>`). */

@@ -86,11 +86,12 @@ describe("the packed library", () => {
         cwd: project,
         env: { ...process.env, REDIS_URLS: sharedUrls().join(",") },
       });
-      const result = JSON.parse(stdout.trim()) as { ok: boolean; module: string; value: number };
+      const result = JSON.parse(stdout.trim()) as { ok: boolean; module: string; value: string };
       expect(result).toEqual({
         ok: true,
         module: program.endsWith(".cjs") ? "object" : "undefined",
-        value: 40,
+        // The 2.x value at defaults: the 40-hex token, then the owner (lib/redlock/value.ts).
+        value: expect.stringMatching(/^rl1:[0-9a-f]{40}:\{"acquiredAt":\d+,"ttlMs":5000,"labels":/),
       });
     },
     60_000,

@@ -24,11 +24,11 @@ beforeAll(async () => {
 afterAll(() => disconnect(clients));
 
 describe("acquire", () => {
-  it("sets the same 40-hex value with the TTL on every node, and returns positive validity", async () => {
+  it("sets the same value (token and owner) with the TTL on every node, and returns positive validity", async () => {
     const resource = name("basic");
     // A long TTL, so a loaded machine's delays stay far inside the margins below.
     const lock = await redlock.acquire([resource], 60_000);
-    expect(lock.value).toMatch(/^[0-9a-f]{40}$/);
+    expect(lock.value).toMatch(/^rl1:[0-9a-f]{40}:\{/);
     await lock.attempts[0]; // acquire returns at quorum; the stats settle once every node answered
     expect(await valuesOn(resource)).toEqual(Array(5).fill(lock.value));
     const ttls = await Promise.all(clients.map((client) => client.pttl(resource)));

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Redlock, {
   type Client,
   NodeTimeoutError,
-  ownerKey,
+  legacyOwnerKey,
   type ResourceInspection,
 } from "@redlock-console/redlock";
 import { lockClients } from "../lock-clients";
@@ -60,7 +60,7 @@ describe("inspect", () => {
       owner: {
         labels: { host: hostname(), pid: String(process.pid), service: "billing", job: "invoices" },
         acquiredAt: lock.owner!.acquiredAt,
-        extensions: 0,
+        ttlMs: 5_000,
       },
     });
     expect(seen.validityMs).toBeGreaterThan(4_500);
@@ -71,10 +71,10 @@ describe("inspect", () => {
       expect(node.owner?.labels.job).toBe("invoices");
       expect(node.pttlMs).toBeGreaterThan(4_500);
     }
-    // An extension shows in the count; release leaves the resource free.
+    // An extension keeps the owner; release leaves the resource free.
     const longer = await lock.extend(5_000);
     await longer.attempts[0];
-    expect((await inspectOne("inspect:held")).owner?.extensions).toBe(1);
+    expect((await inspectOne("inspect:held")).owner?.labels.job).toBe("invoices");
     // release() resolves at a majority; the rest of the deletes land by `settled`.
     await (
       await longer.release()
@@ -104,7 +104,7 @@ describe("inspect", () => {
     const seen = await inspectOne("inspect:partial");
     expect(seen).toMatchObject({ state: "partial", held: false, value: lock.value, quorum: 2 });
     expect(seen.validityMs).toBe(0);
-    expect(seen.owner?.labels.service).toBe("billing"); // those 2 nodes' entries belong to the value
+    expect(seen.owner?.labels.service).toBe("billing"); // the value on those 2 nodes carries it
     expect(seen.nodes.map((node) => node.value ?? null)).toEqual([
       lock.value,
       lock.value,
@@ -112,22 +112,29 @@ describe("inspect", () => {
       null,
       null,
     ]);
-    // The three other nodes still have an owner entry, but no value to match it: none is shown.
+    // The three other nodes have no value, so no owner.
     expect(seen.nodes.slice(2).every((node) => node.owner === undefined)).toBe(true);
     await lock.release();
   });
 
-  it("never shows a stale owner entry for another holder's lock (node-redlock, or a plain SET)", async () => {
-    const ours = await redlock.acquire(["inspect:foreign"], 5_000);
-    await ours.attempts[0];
-    // Our key vanishes without its owner entry (a crude DEL), then node-redlock takes the resource.
-    await Promise.all(clients.map((client) => client.del("inspect:foreign")));
+  it("never shows a stale 1.x owner entry for another holder's lock (node-redlock, or a plain SET)", async () => {
+    // A 1.x lock's key vanished without its owner entry (a crude DEL), then node-redlock takes it.
+    const staleValue = "c".repeat(40);
+    await Promise.all(
+      clients.map((client) =>
+        client.hset(legacyOwnerKey("inspect:foreign"), {
+          value: staleValue,
+          labels: '{"service":"stale"}',
+          acquiredAt: "1",
+          extensions: "0",
+        }),
+      ),
+    );
     const theirs = (await new NodeRedlock(clients, { retryCount: 0 }).acquire(
       ["inspect:foreign"],
       5_000,
-    )) as unknown as { value: string; release(): Promise<unknown> };
-    for (const client of clients)
-      expect(await client.hget(ownerKey("inspect:foreign"), "value")).toBe(ours.value); // still there
+    )) as unknown as { value: string; attempts: Promise<unknown>[]; release(): Promise<unknown> };
+    await theirs.attempts[0]; // node-redlock resolves at a majority: the last SET may still be on its way
     const seen = await inspectOne("inspect:foreign");
     expect(seen).toMatchObject({ state: "held", held: true, value: theirs.value, quorum: 5 });
     expect(seen.owner).toBeUndefined();
@@ -141,7 +148,7 @@ describe("inspect", () => {
     expect(plain).toMatchObject({ state: "held", value: "foreign" });
     expect(plain.owner).toBeUndefined();
     await Promise.all(
-      clients.map((client) => client.del("inspect:foreign", ownerKey("inspect:foreign"))),
+      clients.map((client) => client.del("inspect:foreign", legacyOwnerKey("inspect:foreign"))),
     );
   });
 

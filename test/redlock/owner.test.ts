@@ -1,12 +1,18 @@
 /**
- * Owner metadata (issue 10): `redlock:owner:<resource>` is written on each node by the acquire
- * script itself, lives exactly as long as the lock, follows its extensions and goes with it.
- * Private masters: the test counts Redis commands and lists every `redlock:` key.
+ * Owner metadata (issues 10 and 18): the owner travels in the lock's value (`rl1:<token>:<json>`),
+ * written by the same SET as the lock, so it lives exactly as long as the lock and no second key
+ * exists. Private masters: the test counts Redis commands and lists every `redlock:` key.
  */
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { type Client, OWNER_LABELS_MAX_BYTES, ownerKey } from "@redlock-console/redlock";
+import Redlock, {
+  type Client,
+  decodeValue,
+  legacyOwnerKey,
+  OWNER_LABELS_MAX_BYTES,
+  wasExtended,
+} from "@redlock-console/redlock";
 import { lockClients } from "../lock-clients";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 
@@ -25,8 +31,7 @@ beforeAll(async () => {
 });
 afterAll(() => disconnect(clients));
 
-const ownerEntries = (resource: string) =>
-  Promise.all(clients.map((client) => client.hgetall(ownerKey(resource))));
+const values = (resource: string) => Promise.all(clients.map((client) => client.get(resource)));
 
 /** `calls` per command from INFO commandstats summed over the nodes (a script's inner commands too). */
 async function commandCalls(): Promise<Record<string, number>> {
@@ -41,9 +46,8 @@ const reservedKeys = async () =>
   (await Promise.all(clients.map((client) => client.keys("redlock:*")))).flat();
 
 describe("owner metadata", () => {
-  it("is written on every node by the acquire script itself, with the lock's value and TTL", async () => {
-    // Sends each script once as EVAL; every node's release is in by `settled` (release itself
-    // resolves at a majority, and a late one would be counted below).
+  it("travels in the lock's value: one SET per node, no second key, readable with a plain GET", async () => {
+    // Sends each script once as EVAL; every node's release is in by `settled`.
     await (
       await (await redlock.acquire(["owner:warm"], 1_000)).release()
     ).settled;
@@ -54,10 +58,11 @@ describe("owner metadata", () => {
     });
     await lock.attempts[0];
     const after = await commandCalls();
-    // One script call per node and nothing else: the owner entry costs no round trip of its own.
+    // One script call per node running one SET, and nothing else.
     expect((after.evalsha ?? 0) - (before.evalsha ?? 0)).toBe(3);
-    expect((after.eval ?? 0) - (before.eval ?? 0)).toBe(0);
-    expect(after.hset! - (before.hset ?? 0)).toBe(3); // counted inside the script
+    expect((after.set ?? 0) - (before.set ?? 0)).toBe(3);
+    expect(after.hset ?? 0).toBe(before.hset ?? 0);
+    expect(after.pexpire ?? 0).toBe(before.pexpire ?? 0);
     const labels = {
       host: hostname(),
       pid: String(process.pid),
@@ -65,70 +70,120 @@ describe("owner metadata", () => {
       purpose: "call",
       run: "42",
     };
-    for (const entry of await ownerEntries("owner:basic")) {
-      expect(entry.value).toBe(lock.value);
-      expect(JSON.parse(entry.labels!)).toEqual(labels);
-      expect(Number(entry.acquiredAt)).toBeGreaterThanOrEqual(startMs);
-      expect(Number(entry.acquiredAt)).toBeLessThanOrEqual(Date.now());
-      expect(entry.extensions).toBe("0");
+    expect(lock.value).toMatch(/^rl1:[0-9a-f]{40}:\{"acquiredAt":\d+,"ttlMs":5000,"labels":\{/);
+    for (const value of await values("owner:basic")) {
+      expect(value).toBe(lock.value);
+      const decoded = decodeValue(value!)!;
+      expect(decoded.owner.labels).toEqual(labels);
+      expect(decoded.owner.ttlMs).toBe(5_000);
+      expect(decoded.owner.acquiredAt).toBeGreaterThanOrEqual(startMs);
+      expect(decoded.owner.acquiredAt).toBeLessThanOrEqual(Date.now());
+      expect(decoded.token).toBe(lock.value.slice(4, 44));
     }
-    for (const client of clients) {
-      const [lockTtlMs, ownerTtlMs] = await Promise.all([
-        client.pttl("owner:basic"),
-        client.pttl(ownerKey("owner:basic")),
-      ]);
-      expect(ownerTtlMs).toBeGreaterThan(4_800);
-      expect(Math.abs(ownerTtlMs - lockTtlMs)).toBeLessThanOrEqual(5); // set in the same script
-    }
-    expect(lock.owner).toEqual({ labels, acquiredAt: expect.any(Number), extensions: 0 });
+    expect(await reservedKeys()).toEqual([]);
+    expect(lock.owner).toEqual({
+      labels,
+      acquiredAt: expect.any(Number),
+      ttlMs: 5_000,
+      extensions: 0,
+    });
     await lock.release();
   });
 
-  it("is kept by extend, with the new TTL and one more extension each time", async () => {
+  it("survives extension unchanged; inspect() shows it extended once held past its first TTL", async () => {
     const lock = await redlock.acquire(["owner:extend"], 300);
     const once = await lock.extend(2_000);
     const twice = await once.extend(2_000);
     await twice.attempts[0];
-    expect(twice.owner?.extensions).toBe(2);
-    await sleep(400); // past the first TTL: the entry is still there
-    for (const entry of await ownerEntries("owner:extend")) {
-      expect(entry).toMatchObject({ value: lock.value, extensions: "2" });
-    }
-    for (const client of clients)
-      expect(await client.pttl(ownerKey("owner:extend"))).toBeGreaterThan(1_000);
+    expect(twice.owner?.extensions).toBe(2); // counted by the handle, which knows
+    expect(twice.value).toBe(lock.value);
+    const [early] = await redlock.inspect(["owner:extend"]);
+    expect(wasExtended(early!.owner!, Date.now())).toBe(false); // not held past 300 ms yet
+    await sleep(400); // past the first TTL: still held, so it was extended
+    const [seen] = await redlock.inspect(["owner:extend"]);
+    expect(seen!.state).toBe("held");
+    expect(seen!.owner).toMatchObject({ ttlMs: 300, labels: { service: "billing" } });
+    expect(seen!.owner!.extensions).toBeUndefined(); // a 2.x value does not count them
+    expect(wasExtended(seen!.owner!, Date.now())).toBe(true);
+    for (const value of await values("owner:extend")) expect(value).toBe(lock.value);
     await twice.release();
   });
 
-  it("is deleted by release, and expires with the lock", async () => {
+  it("goes with the lock: release deletes the one key, expiry takes it", async () => {
     const released = await redlock.acquire(["owner:release"], 5_000);
     await released.attempts[0];
-    await released.release();
+    await (
+      await released.release()
+    ).settled;
     const expiring = await redlock.acquire(["owner:expire"], 100);
     await expiring.attempts[0];
-    expect((await ownerEntries("owner:expire")).every((entry) => entry.value)).toBe(true);
     await sleep(150);
-    for (const client of clients) {
-      expect(await client.exists("owner:release", ownerKey("owner:release"))).toBe(0);
-      expect(await client.exists("owner:expire", ownerKey("owner:expire"))).toBe(0);
+    for (const client of clients)
+      expect(await client.exists("owner:release", "owner:expire")).toBe(0);
+    expect(await reservedKeys()).toEqual([]);
+  });
+
+  it("round-trips every label set up to the size cap through the nodes", async () => {
+    const fixed = { host: "h", pid: "1" };
+    const fillBytes = (extra: Record<string, string>) =>
+      OWNER_LABELS_MAX_BYTES - Buffer.byteLength(JSON.stringify({ ...fixed, ...extra, note: "" }));
+    const labelSets: Record<string, string>[] = [
+      {},
+      { service: "" },
+      { "": "empty name" },
+      { quote: '"', backslash: "\\", colon: "rl1:abc:{}", newline: "a\nb", tab: "\t" },
+      { unicode: "zürich – 東京 – 🔒", control: "\u0000\u001f", surrogate: "\ud83d\udd12" },
+      { json: '{"acquiredAt":1,"ttlMs":2,"labels":{}}', "}{": "][" },
+      { note: "y".repeat(fillBytes({})) }, // exactly at the cap
+      { multibyte: "é".repeat(Math.floor(fillBytes({ multibyte: "" }) / 2)) },
+    ];
+    for (const [index, labels] of labelSets.entries()) {
+      const labelled = new Redlock(lockers, { retryCount: 0, owner: { ...fixed, ...labels } });
+      const resource = `owner:round-trip:${index}`;
+      const lock = await labelled.acquire([resource], 5_000);
+      await lock.attempts[0];
+      for (const value of await values(resource)) {
+        expect(decodeValue(value!)?.owner.labels).toEqual({ ...fixed, ...labels });
+      }
+      const [seen] = await labelled.inspect([resource]);
+      expect(seen!.owner?.labels).toEqual({ ...fixed, ...labels });
+      await lock.release();
     }
   });
 
-  it("is deleted with a failed attempt's keys, and never overwrites another holder's entry", async () => {
-    // Held on 2 of 3 nodes by someone else: our attempt wins node 0 only, then releases it.
+  it("still reads the owner entry of a lock taken by 1.x (rolling upgrade)", async () => {
+    const value = "0123456789abcdef0123456789abcdef01234567";
+    const labels = JSON.stringify({ host: "old-host", pid: "7", service: "legacy" });
     await Promise.all(
-      [1, 2].map((index) =>
-        Promise.all([
-          clients[index]!.set("owner:failed", "theirs", "PX", 5_000),
-          clients[index]!.hset(ownerKey("owner:failed"), "value", "theirs", "labels", "{}"),
-        ]),
+      clients.map((client) =>
+        client
+          .multi()
+          .set("owner:legacy", value, "PX", 5_000)
+          .hset(legacyOwnerKey("owner:legacy"), {
+            value,
+            labels,
+            acquiredAt: "1700000000000",
+            extensions: "3",
+          })
+          .pexpire(legacyOwnerKey("owner:legacy"), 5_000)
+          .exec(),
       ),
     );
-    await expect(redlock.acquire(["owner:failed"], 5_000)).rejects.toThrow();
-    expect(await clients[0]!.exists("owner:failed", ownerKey("owner:failed"))).toBe(0);
-    for (const index of [1, 2])
-      expect(await clients[index]!.hget(ownerKey("owner:failed"), "value")).toBe("theirs");
+    const [seen] = await redlock.inspect(["owner:legacy"]);
+    expect(seen!.owner).toEqual({
+      labels: { host: "old-host", pid: "7", service: "legacy" },
+      acquiredAt: 1_700_000_000_000,
+      extensions: 3,
+    });
+    expect(wasExtended(seen!.owner!, Date.now())).toBe(true);
+    // An entry that belongs to another value is not this holder's owner.
     await Promise.all(
-      clients.map((client) => client.del("owner:failed", ownerKey("owner:failed"))),
+      clients.map((client) => client.set("owner:legacy", "f".repeat(40), "PX", 5_000)),
+    );
+    const [other] = await redlock.inspect(["owner:legacy"]);
+    expect(other!.owner).toBeUndefined();
+    await Promise.all(
+      clients.map((client) => client.del("owner:legacy", legacyOwnerKey("owner:legacy"))),
     );
   });
 
@@ -140,6 +195,7 @@ describe("owner metadata", () => {
       await lock.extend(5_000)
     ).attempts[0];
     expect(await reservedKeys()).toEqual([]);
+    expect(lock.value).toMatch(/^[0-9a-f]{40}$/); // exactly node-redlock's value
     for (const client of clients) expect(await client.get("owner:off")).toBe(lock.value);
     expect(lock.owner).toBeUndefined();
     // Per call too: an instance with labels acquires one lock without them.

@@ -1,12 +1,14 @@
 /**
  * ACQUIRE_ONE and RELEASE_ONE are the one-resource forms of ACQUIRE and RELEASE (cheaper per call).
  * Each pair runs on the same starting state of a real Redis and must leave the same keys, values,
- * TTLs and owner entries, and count the same number of resources applied.
+ * TTLs, and count the same number of resources applied. Values are 2.x's (owner in the value) and
+ * bare tokens (`owner: false`).
  */
 import type { Redis } from "ioredis";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ACQUIRE, ACQUIRE_ONE } from "../../lib/redlock/acquire";
 import { RELEASE, RELEASE_ONE } from "../../lib/redlock/release";
+import { encodeValue } from "../../lib/redlock/value";
 import { usePrivateClient } from "../masters";
 
 const privateClient = usePrivateClient();
@@ -17,10 +19,9 @@ beforeEach(async () => {
   await client.flushall();
 });
 
-const VALUE = "a".repeat(40);
+const TOKEN_VALUE = "a".repeat(40);
+const OWNED_VALUE = encodeValue("a".repeat(40), JSON.stringify({ host: "test" }), 1, 30_000);
 const OTHER = "b".repeat(40);
-const LABELS = JSON.stringify({ host: "test", pid: "1" });
-const AT_MS = 1_700_000_000_000;
 
 /** Every key with its type, value (or hash) and whether it has a TTL of about `ttlMs`. */
 async function state(ttlMs: number) {
@@ -43,18 +44,12 @@ async function state(ttlMs: number) {
 type Setup = (resource: string) => Promise<unknown>;
 const setups: Record<string, Setup> = {
   "a free resource": async () => undefined,
-  "a resource held by another value": async (resource) => {
-    await client.set(resource, OTHER, "PX", 60_000);
-    await client.hset(`redlock:owner:${resource}`, {
-      value: OTHER,
-      labels: "{}",
-      acquiredAt: 1,
-      extensions: 0,
-    });
-  },
-  "a resource held by this value": (resource) => client.set(resource, VALUE, "PX", 60_000),
+  "a resource held by another value": (resource) => client.set(resource, OTHER, "PX", 60_000),
+  "a resource held by this value (bare token)": (resource) =>
+    client.set(resource, TOKEN_VALUE, "PX", 60_000),
+  "a resource held by this value (owner in it)": (resource) =>
+    client.set(resource, OWNED_VALUE, "PX", 60_000),
   "a foreign type at the resource": (resource) => client.hset(resource, { field: "x" }),
-  "a foreign type at the owner entry": (resource) => client.rpush(`redlock:owner:${resource}`, "x"),
 };
 
 /** Runs `run` on a fresh copy of `setup`, returning the reply (or error message) and the state after. */
@@ -70,20 +65,17 @@ async function outcome(setup: Setup, run: () => Promise<unknown>, ttlMs: number)
 
 describe("ACQUIRE_ONE does what ACQUIRE does for one resource", () => {
   for (const [name, setup] of Object.entries(setups))
-    for (const owner of [true, false])
-      it(`on ${name}, owner ${owner ? "on" : "off"}`, async () => {
+    for (const value of [OWNED_VALUE, TOKEN_VALUE])
+      it(`on ${name}, owner ${value === OWNED_VALUE ? "on" : "off"}`, async () => {
         const ttlMs = 30_000;
-        const keys = owner ? ["res", "redlock:owner:res"] : ["res"];
         const general = await outcome(
           setup,
-          () =>
-            ACQUIRE.run(client, keys, owner ? [VALUE, ttlMs, 1, LABELS, AT_MS] : [VALUE, ttlMs, 1]),
+          () => ACQUIRE.run(client, ["res"], [value, ttlMs, 1]),
           ttlMs,
         );
         const single = await outcome(
           setup,
-          () =>
-            ACQUIRE_ONE.run(client, keys, owner ? [VALUE, ttlMs, LABELS, AT_MS] : [VALUE, ttlMs]),
+          () => ACQUIRE_ONE.run(client, ["res"], [value, ttlMs]),
           ttlMs,
         );
         expect(single).toEqual(general);
@@ -92,10 +84,10 @@ describe("ACQUIRE_ONE does what ACQUIRE does for one resource", () => {
 
 describe("RELEASE_ONE does what RELEASE does for one resource", () => {
   for (const [name, setup] of Object.entries(setups))
-    for (const owner of [true, false])
+    for (const value of [OWNED_VALUE, TOKEN_VALUE])
       for (const publish of [0, 1] as const)
-        it(`on ${name}, owner ${owner ? "on" : "off"}, publish ${publish}`, async () => {
-          const keys = owner ? ["res", "redlock:owner:res"] : ["res"];
+        it(`on ${name}, owner ${value === OWNED_VALUE ? "on" : "off"}, publish ${publish}`, async () => {
+          const keys = ["res"];
           const subscriber = client.duplicate();
           const messages: string[] = [];
           await subscriber.subscribe("redlock:released:res");
@@ -103,12 +95,12 @@ describe("RELEASE_ONE does what RELEASE does for one resource", () => {
           try {
             const general = await outcome(
               setup,
-              () => RELEASE.run(client, keys, [VALUE, 1, publish]),
+              () => RELEASE.run(client, keys, [value, publish]),
               0,
             );
             const single = await outcome(
               setup,
-              () => RELEASE_ONE.run(client, keys, [VALUE, publish]),
+              () => RELEASE_ONE.run(client, keys, [value, publish]),
               0,
             );
             expect(single).toEqual(general);

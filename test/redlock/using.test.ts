@@ -32,7 +32,7 @@ describe("using", () => {
       return "done";
     });
     expect(result).toBe("done");
-    expect(seenValue).toMatch(/^[0-9a-f]{40}$/);
+    expect(seenValue).toMatch(/^rl1:[0-9a-f]{40}:\{/);
     // The release resolves at a majority; the other nodes' deletes follow within nodeTimeout.
     await vi.waitFor(async () => {
       for (const client of clients) expect(await client.exists(resource)).toBe(0);

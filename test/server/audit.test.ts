@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as audit from "@/app/api/audit/route";
 import type { AuditEntry, AuditResponse } from "@/lib/api";
 import { AUDIT_STREAM } from "@/lib/server/audit/audit-trail";
+import { decodeValue } from "@redlock-console/redlock";
 import { connect, disconnect, usePrivateMasters } from "../masters";
 import { call, startTestConsole } from "./helpers";
 
@@ -55,7 +56,10 @@ describe("the audit trail", () => {
       outcome: "success",
       userAgent: "audit-fixture",
     });
-    expect(entries[0]!.value).toMatch(/^[0-9a-f]{40}$/);
+    // The console locks with owner labels, so the value carries them (lib/redlock/value.ts).
+    expect(decodeValue(entries[0]!.value ?? "")?.owner.labels).toMatchObject({
+      service: "redlock-console",
+    });
     expect(entries[0]!.nodes).toEqual(["node-1", "node-2", "node-3", "node-4", "node-5"]);
   });
 

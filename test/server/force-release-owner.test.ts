@@ -1,8 +1,9 @@
 /**
- * A lock the console acquires carries owner labels naming the console and the operator, and a
- * force-release removes the library's owner entry together with the lock.
+ * A lock the console acquires carries owner labels naming the console and the operator, in its
+ * value (one key, no owner entry); a force-release deletes it, and with a 1.x lock its owner entry too.
  */
 import type { Redis } from "ioredis";
+import { decodeValue, legacyOwnerKey } from "@redlock-console/redlock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as forceRelease from "@/app/api/locks/force-release/route";
 import * as lockRoute from "@/app/api/locks/[...resource]/route";
@@ -24,7 +25,7 @@ afterAll(async () => {
 });
 
 describe("console locks and their owner entries", () => {
-  it("labels a playground acquire with the console and the operator; force-release deletes the entry", async () => {
+  it("labels a playground acquire with the console and the operator, in the value; force-release deletes it", async () => {
     const resource = `${tc.prefix}owned`;
     const acquired = await call<LockGrantResponse>(locks.POST, "/api/locks", {
       body: { resources: [resource], ttlMs: 60_000 },
@@ -41,14 +42,38 @@ describe("console locks and their owner entries", () => {
     expect(owner.labels.service).toBe("redlock-console");
     expect(owner.labels.operator).toMatch(/^(token|session:[0-9a-f]{8})$/);
     expect(owner.labels.pid).toBe(String(process.pid));
-    expect(owner.extensions).toBe(0);
+    expect(owner.ttlMs).toBe(60_000);
+    expect(owner.extensions).toBeNull();
+    // Any redis-cli user sees the same: the owner is in the value, and no other key was written.
+    for (const value of await Promise.all(nodes.map((node) => node.get(resource))))
+      expect(decodeValue(value!)?.owner.labels.operator).toBe(owner.labels.operator);
+    expect(await Promise.all(nodes.map((node) => node.exists(legacyOwnerKey(resource))))).toEqual(
+      Array(5).fill(0),
+    );
 
-    const ownerEntry = `redlock:owner:${resource}`;
-    expect(await Promise.all(nodes.map((node) => node.exists(ownerEntry)))).toEqual(
-      Array(5).fill(1),
+    const forced = await call<ForceReleaseResponse>(forceRelease.POST, "/api/locks/force-release", {
+      body: { resource, expectedValue: acquired.body.lock.value, reason: "owner test" },
+    });
+    expect(forced.body.deletedCount).toBe(5);
+    expect(await Promise.all(nodes.map((node) => node.exists(resource)))).toEqual(Array(5).fill(0));
+  });
+
+  it("deletes a 1.x lock's owner entry with the lock", async () => {
+    const resource = `${tc.prefix}legacy`;
+    const value = "d".repeat(40);
+    const ownerEntry = legacyOwnerKey(resource);
+    await Promise.all(
+      nodes.map((node) =>
+        node
+          .multi()
+          .set(resource, value, "PX", 60_000)
+          .hset(ownerEntry, { value, labels: "{}", acquiredAt: "1", extensions: "0" })
+          .pexpire(ownerEntry, 60_000)
+          .exec(),
+      ),
     );
     const forced = await call<ForceReleaseResponse>(forceRelease.POST, "/api/locks/force-release", {
-      body: { resource, expectedValue: acquired.body.lock.value, reason: "owner entry test" },
+      body: { resource, expectedValue: value, reason: "legacy owner test" },
     });
     expect(forced.body.deletedCount).toBe(5);
     expect(await Promise.all(nodes.map((node) => node.exists(resource, ownerEntry)))).toEqual(

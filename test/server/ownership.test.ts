@@ -1,9 +1,11 @@
 /**
- * Owner entries and waiters as the library writes them (`redlock:owner:<resource>` hash and
- * `redlock:waiters:<resource>` zset, see lib/server/snapshot/ownership.ts), read by the snapshot,
- * the one-lock route and the metrics on real masters.
+ * 1.x owner entries (`redlock:owner:<resource>` hashes, still read for one major version) and
+ * waiters (`waitersKey(resource)` zsets) as the library writes them (see
+ * lib/server/snapshot/ownership.ts), read by the snapshot, the one-lock route and the metrics on
+ * real masters. 2.x owners, carried in the value, are read in console-owner.test.ts.
  */
 import type { Redis } from "ioredis";
+import { waitersKey } from "@redlock-console/redlock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lockRoute from "@/app/api/locks/[...resource]/route";
 import * as locks from "@/app/api/locks/route";
@@ -59,8 +61,8 @@ async function putWaiter(name: string, id: string, sinceMs: number, expiresAtMs:
   });
   await Promise.all(
     on.map(async (index) => {
-      await nodes[index]!.zadd(`redlock:waiters:${key(name)}`, expiresAtMs, member);
-      await nodes[index]!.pexpire(`redlock:waiters:${key(name)}`, 60_000);
+      await nodes[index]!.zadd(waitersKey(key(name)), expiresAtMs, member);
+      await nodes[index]!.pexpire(waitersKey(key(name)), 60_000);
     }),
   );
 }
@@ -144,6 +146,7 @@ describe("owner entries in the snapshot", () => {
       kind: "labelled",
       labels: { service: "billing", host: "worker-7", pid: "4242" },
       acquiredAt: nowMs - 2_000,
+      ttlMs: null,
       extensions: 2,
     });
     expect(row.heldSince).toBe(nowMs - 2_000);

@@ -19,6 +19,7 @@ import type {
   NodesResponse,
   ReleaseResponse,
 } from "@/lib/api";
+import { decodeValue } from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
@@ -73,7 +74,10 @@ describe("acquire, extend, release", () => {
     });
     expect(first.status).toBe(201);
     const lock = first.body.lock;
-    expect(lock.value).toMatch(/^[0-9a-f]{40}$/);
+    expect(decodeValue(lock.value)?.owner).toMatchObject({
+      ttlMs: 10_000,
+      labels: { service: "redlock-console" },
+    });
     expect(lock.fencingToken).toBeGreaterThan(0);
     expect(lock.validityMs).toBeGreaterThan(9_000);
     expect(lock.attempts[0]!.votes).toHaveLength(5);

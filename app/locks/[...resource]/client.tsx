@@ -1,5 +1,6 @@
 "use client";
 
+import { OwnerExtension } from "@/components/locks/owner-extension";
 import Link from "next/link";
 import { AuditTable } from "@/components/locks/audit-table";
 import { ElapsedSince } from "@/components/locks/held-for";
@@ -48,9 +49,7 @@ function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
         {lock.heldSince !== null && (
           <span className="muted"> since {formatTimestamp(lock.heldSince)}</span>
         )}
-        {lock.owner.kind === "labelled" && (
-          <span className="muted"> · extended {lock.owner.extensions}×</span>
-        )}
+        {lock.owner.kind === "labelled" && <OwnerExtension owner={lock.owner} prefix=" · " />}
       </dd>
       <dt>Waiters</dt>
       <dd>

@@ -1,5 +1,6 @@
 "use client";
 
+import { OwnerExtension } from "@/components/locks/owner-extension";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { ElapsedSince } from "@/components/locks/held-for";
 import { HolderValue } from "@/components/locks/holder-value";
@@ -49,7 +50,7 @@ function HolderLoses({ lock }: { lock: LockRow }) {
       <p>
         Holding it since {formatTimestamp(owner.acquiredAt)} (for{" "}
         <ElapsedSince sinceMs={owner.acquiredAt} />
-        ), extended {owner.extensions}×
+        )<OwnerExtension owner={owner} prefix=", " />
         {lock.waiters.count > 0 && `; ${lock.waiters.count} waiting for it`}.
       </p>
     </div>

@@ -1,3 +1,4 @@
+import { OwnerExtension } from "@/components/locks/owner-extension";
 import { HolderValue } from "@/components/locks/holder-value";
 import { labelsText, ownerHeadline } from "@/components/locks/lock-owner";
 import { expiresAtMs, type NodeHolder, type NodeHolderDetail } from "@/lib/api/locks";
@@ -38,7 +39,9 @@ function ownerCell(holder: NodeHolderDetail) {
   return (
     <span title={labelsText(holder.owner.labels)}>
       {ownerHeadline(holder.owner.labels)}
-      <div className="muted">extended {holder.owner.extensions}×</div>
+      <div>
+        <OwnerExtension owner={holder.owner} />
+      </div>
     </span>
   );
 }

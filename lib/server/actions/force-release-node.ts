@@ -2,14 +2,13 @@ import "server-only";
 /**
  * Force-release on one node: a compare-and-delete, atomic because it runs as one script.
  */
-import { defineScript, OWNER_PREFIX } from "@redlock-console/redlock";
+import { defineScript, legacyOwnerKey } from "@redlock-console/redlock";
 import { withDeadline, type ConsoleNode } from "../node-registry";
 
 export type Mode = "check" | "expect" | "any";
 
 /** Outcome markers outlive the follow-up's window (force-release-follow-up.ts). */
 export const OUTCOME_MARKER_TTL_MS = 15 * 60_000;
-const OWNER_PREFIX_BYTES = Buffer.from(OWNER_PREFIX);
 
 /**
  * KEYS[1] the lock key; ARGV[1] mode: "check" (report only), "expect" (delete only if the holder is
@@ -68,7 +67,8 @@ export async function forceReleaseOnNode(
   markerKey: string,
 ): Promise<{ outcome: string; holder: string | null; latencyMs: number }> {
   const startMs = performance.now();
-  const ownerEntry = Buffer.concat([OWNER_PREFIX_BYTES, key]);
+  // A 1.x lock's owner entry goes with it (a 2.x lock has none: the owner is in its value).
+  const ownerEntry = legacyOwnerKey(key);
   // A delete sends the script's body: a paused node runs its queued command when it resumes, after
   // the call has timed out, and must run it then (an EVALSHA could meet NOSCRIPT, and its EVAL
   // retry would come after the follow-up asked what the call did).

@@ -83,7 +83,11 @@ function stateOf(distinctValues: number, quorum: number, quorumSize: number): Lo
 function ownerOf(reads: NodeReads, value: string, format: LockFormat): LockOwner {
   let best: OwnerInfo | null = null;
   for (const read of reads) {
-    if (read?.value === value && read.owner && (!best || read.owner.extensions > best.extensions))
+    if (
+      read?.value === value &&
+      read.owner &&
+      (!best || (read.owner.extensions ?? 0) > (best.extensions ?? 0))
+    )
       best = read.owner;
   }
   return best ? { kind: "labelled", ...best } : { kind: "unknown", format };

@@ -1,26 +1,25 @@
 /**
- * The library's ownership keys as the console reads them (formats fixed by the library, issue 10):
- * `redlock:owner:<resource>` a hash {value, labels (JSON), acquiredAt, extensions} that belongs to the
- * holder whose value equals its `value` field; `redlock:waiters:<resource>` a sorted set of JSON
- * members {id, labels, since} scored by the epoch ms at which each wait ends.
- * The Lua here runs inside the same script as the lock read, so an owner entry is only ever compared
- * with the holder value read at the same instant: a stale or foreign entry is never shown as owner.
+ * The library's ownership as the console reads it (formats fixed by the library, lib/redlock/value.ts
+ * and keys.ts): a 2.x lock's value carries its owner (`rl1:<token>:<json>`); a 1.x lock has an owner
+ * entry `redlock:owner:<resource>`, a hash {value, labels (JSON), acquiredAt, extensions} that
+ * belongs to the holder whose value equals its `value` field, read for one major version; waiters
+ * are a sorted set (`waitersKey(resource)`) of JSON members {id, labels, since} scored by the epoch
+ * ms at which each wait ends. The Lua here runs inside the same script as the lock read, so an owner
+ * entry is only ever compared with the holder value read at the same instant.
  */
 import type { OwnerInfo, WaitersSummary } from "@/lib/api";
-import { RESERVED_PREFIX } from "@/lib/api";
-
-export const OWNER_PREFIX = Buffer.from(`${RESERVED_PREFIX}owner:`);
-export const WAITERS_PREFIX = Buffer.from(`${RESERVED_PREFIX}waiters:`);
+import {
+  decodeValue,
+  legacyOwnerKey,
+  VALUE_FORMAT_PREFIX,
+  waitersKey,
+} from "@redlock-console/redlock";
 
 /** Waiters scanned per key for the oldest one; beyond it the oldest may be missed (the count is exact). */
 const OLDEST_SCAN_LIMIT = 256;
 
-/** The three keys one lock read needs: the lock, its owner entry, its waiters. */
-export const ownershipKeys = (key: Buffer): Buffer[] => [
-  key,
-  Buffer.concat([OWNER_PREFIX, key]),
-  Buffer.concat([WAITERS_PREFIX, key]),
-];
+/** The three keys one lock read needs: the lock, its 1.x owner entry, its waiters. */
+export const ownershipKeys = (key: Buffer): Buffer[] => [key, legacyOwnerKey(key), waitersKey(key)];
 
 /**
  * Lua `readLock(key, ownerKey, waitersKey, nowMs)` (needs `readKey`): readKey's reply, then the owner
@@ -34,7 +33,7 @@ local function readLock(key, ownerKey, waitersKey, nowMs)
   -- Other libraries' locks have neither key: one command instead of two for them.
   if redis.call('EXISTS', ownerKey, waitersKey) == 0 then return {reply[1], reply[2], false, 0, false} end
   local owner = false
-  if type(reply[2]) == 'string' then
+  if type(reply[2]) == 'string' and string.sub(reply[2], 1, ${VALUE_FORMAT_PREFIX.length}) ~= '${VALUE_FORMAT_PREFIX}' then
     -- pcall: an owner key of another type is no entry, not an error that fails the whole read.
     local entry = redis.pcall('HMGET', ownerKey, 'value', 'labels', 'acquiredAt', 'extensions')
     if entry[1] == reply[2] then owner = {entry[2] or '', entry[3] or '', entry[4] or ''} end
@@ -79,7 +78,20 @@ const wholeNumber = (text: unknown): number | null => {
     : null;
 };
 
-/** readLock's owner part: [labels, acquiredAt, extensions]; null when absent or garbled. */
+/** The owner a 2.x value carries, in the API's shape; null for any other value. */
+export function ownerOfValue(value: string): OwnerInfo | null {
+  const owner = decodeValue(value)?.owner;
+  return owner
+    ? {
+        labels: owner.labels,
+        acquiredAt: owner.acquiredAt,
+        ttlMs: owner.ttlMs ?? null,
+        extensions: null,
+      }
+    : null;
+}
+
+/** readLock's 1.x owner part: [labels, acquiredAt, extensions]; null when absent or garbled. */
 export function parseOwnerReply(reply: unknown): OwnerInfo | null {
   if (!Array.isArray(reply)) return null;
   const [labelsText, acquiredAtText, extensionsText] = reply.map((part) =>
@@ -90,6 +102,7 @@ export function parseOwnerReply(reply: unknown): OwnerInfo | null {
   return {
     labels: parseLabels(labelsText) ?? {},
     acquiredAt,
+    ttlMs: null,
     extensions: wholeNumber(extensionsText) ?? 0,
   };
 }

@@ -9,7 +9,13 @@ import type { Redis } from "ioredis";
 import { defineScript } from "@redlock-console/redlock";
 import { RESERVED_PREFIX } from "@/lib/api";
 import { parseRedissonHash, type NodeKeyState } from "./fold";
-import { ownershipKeys, parseOwnerReply, parseWaitersReply, READ_LOCK_LUA } from "./ownership";
+import {
+  ownerOfValue,
+  ownershipKeys,
+  parseOwnerReply,
+  parseWaitersReply,
+  READ_LOCK_LUA,
+} from "./ownership";
 
 // 10k keys per SCAN call: a 100k-key keyspace in ~10 round trips per node instead of ~100.
 const SCAN_COUNT = 10_000;
@@ -124,7 +130,7 @@ export function toKeyState(reply: unknown): NodeKeyState | null {
       pttlMs,
       format: "string",
       holdCount: null,
-      owner: parseOwnerReply(owner),
+      owner: ownerOfValue(body) ?? parseOwnerReply(owner),
       waiters,
     };
   if (!Array.isArray(body)) return null;

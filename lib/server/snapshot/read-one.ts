@@ -7,7 +7,7 @@ import "server-only";
  */
 import type { Redis } from "ioredis";
 import { MAX_WAITERS_LISTED, type LockDetail, type LockResponse, type Waiter } from "@/lib/api";
-import { defineScript, FENCE_PREFIX } from "@redlock-console/redlock";
+import { defineScript, fenceKey, legacyFenceKey } from "@redlock-console/redlock";
 import type { FlagThresholds, NodeKeyState } from "./fold";
 import type { ConsoleNode } from "../node-registry";
 import { ownershipKeys, parseWaiterMember, READ_LOCK_LUA } from "./ownership";
@@ -15,23 +15,28 @@ import { READ_KEY_LUA, toKeyState } from "./read-node";
 import { foldNodes, type FlagLimits } from "./snapshot";
 
 /**
- * KEYS[1..3] the resource, its owner entry and waiters, KEYS[4] its fencing counter; ARGV[1] now
- * (epoch ms), ARGV[2] most waiters listed. All in one round trip per node. Replies the resource's
- * `readLock` reply, the counter (null when absent) and the live waiters, member then score.
+ * KEYS[1..3] the resource, its 1.x owner entry and waiters, KEYS[4] its fencing counter, KEYS[5]
+ * (optional) 1.x's counter; ARGV[1] now (epoch ms), ARGV[2] most waiters listed. All in one round
+ * trip per node. Replies the resource's `readLock` reply, the counter (the higher of the two; null
+ * when absent) and the live waiters, member then score.
  */
 export const READ_ONE_SCRIPT = defineScript<
   readonly [nowMs: number, waitersListed: number],
   [lock: unknown, fence: string | null, waiters: string[]]
 >(`${READ_KEY_LUA}${READ_LOCK_LUA}
 local fence = false
-if redis.call('TYPE', KEYS[4])['ok'] == 'string' then fence = redis.call('GET', KEYS[4]) end
+for i = 4, #KEYS do
+  if redis.call('TYPE', KEYS[i])['ok'] == 'string' then
+    local counter = redis.call('GET', KEYS[i])
+    if not fence or (tonumber(counter) or 0) > (tonumber(fence) or 0) then fence = counter end
+  end
+end
 local waiters = {}
 if redis.call('TYPE', KEYS[3])['ok'] == 'zset' then
   waiters = redis.call('ZRANGEBYSCORE', KEYS[3], ARGV[1], '+inf', 'WITHSCORES', 'LIMIT', 0, ARGV[2])
 end
 return {readLock(KEYS[1], KEYS[2], KEYS[3], ARGV[1]), fence, waiters}
 `);
-const FENCE = Buffer.from(FENCE_PREFIX);
 
 type NodeWaiter = Omit<Waiter, "nodeCount">;
 
@@ -83,7 +88,9 @@ export function mergeWaiters(perNode: ReadonlyArray<readonly NodeWaiter[]>): Wai
 }
 
 async function readResourceOnNode(client: Redis, key: Buffer, nowMs: number): Promise<NodeRead> {
-  const keys = [...ownershipKeys(key), Buffer.concat([FENCE, key])];
+  const fence = fenceKey(key);
+  const legacyFence = Buffer.from(legacyFenceKey(key.toString("latin1")), "latin1");
+  const keys = [...ownershipKeys(key), fence, ...(legacyFence.equals(fence) ? [] : [legacyFence])];
   const reply = await READ_ONE_SCRIPT.run(client, keys, [nowMs, MAX_WAITERS_LISTED]);
   const [keyReply, fenceReply, waitersReply] = Array.isArray(reply) ? reply : [];
   return {
