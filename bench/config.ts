@@ -61,11 +61,13 @@ export const plan = {
     sampleEveryMs: quick ? 500 : 1_000,
   },
   snapshot: {
-    lockCounts: quick ? [1_000, 10_000] : [1_000, 10_000, 50_000],
-    otherKeysPerNode: quick ? 20_000 : 100_000,
-    rounds: quick ? 2 : 3,
-    pollers: 50,
-    /** How long 1 poller, then 50, poll the shared snapshot (each every 200 ms). */
-    pollWindowMs: quick ? 2_000 : 5_000,
+    /** Lock counts per node, each among otherKeysPerNode application hashes (the sizes). */
+    lockCounts: quick ? [1_000, 10_000] : [1_000, 10_000, 50_000, 100_000],
+    otherKeysPerNode: Number(process.env.BENCH_OTHER_KEYS ?? (quick ? 20_000 : 1_000_000)),
+    pageRounds: quick ? 50 : 200,
+    visibilityTrials: quick ? 10 : 50,
+    viewers: 50,
+    /** How long 1 viewer, then 50, look at the index (each fetches a page every second). */
+    idleWindowMs: quick ? 3_000 : 10_000,
   },
 } as const;

@@ -3,8 +3,8 @@ import type { Redis } from "ioredis";
 
 const BATCH = 1_000;
 
-/** `count` plain keys named `<prefix><i>` (no TTL) on every node, with MSET in batches. */
-export async function seedOtherKeys(
+/** `count` application hashes `<prefix><i>` per node (three fields, no TTL): what LOCK_MATCH=* must skip. */
+export async function seedOtherHashes(
   admins: readonly Redis[],
   prefix: string,
   count: number,
@@ -12,10 +12,10 @@ export async function seedOtherKeys(
   await Promise.all(
     admins.map(async (admin) => {
       for (let start = 0; start < count; start += BATCH) {
-        const pairs: string[] = [];
+        const pipeline = admin.pipeline();
         for (let index = start; index < Math.min(count, start + BATCH); index += 1)
-          pairs.push(`${prefix}${index}`, "x");
-        await admin.mset(pairs);
+          pipeline.hset(`${prefix}${index}`, "name", "order", "status", "open", "total", index);
+        await pipeline.exec();
       }
     }),
   );

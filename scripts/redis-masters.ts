@@ -3,6 +3,7 @@
  * the test suite and the benchmarks all use it. Each master gets its own data dir under `.data/`.
  * Fault helpers (pause, resume, crash, restart empty) send real signals to real processes.
  */
+import { NEEDED_EVENT_FLAGS } from "../lib/server/index/event-flags";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import net from "node:net";
@@ -122,6 +123,9 @@ function spawnMaster(port: number, dir: string, persistence: boolean): ChildProc
     persistence ? "yes" : "no",
     "--appendfsync",
     "everysec",
+    // The console's live index follows the masters through these keyspace notifications.
+    "--notify-keyspace-events",
+    NEEDED_EVENT_FLAGS,
   ];
   const child = spawn("redis-server", args, { stdio: "ignore" });
   child.on("error", () => undefined);

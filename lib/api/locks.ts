@@ -1,6 +1,7 @@
 /** `GET /api/locks` (snapshot) and `GET /api/locks/{resource}`. */
 import { z } from "zod";
 import { epochMsSchema, nodeIdSchema } from "./common";
+import { indexModeSchema } from "./nodes";
 
 export const lockStateSchema = z.enum([
   /** One value on at least a majority of nodes, and no other value anywhere. */
@@ -169,10 +170,27 @@ export const lockCountsSchema = z.object({
 });
 export type LockCounts = z.infer<typeof lockCountsSchema>;
 
+/** Per node: whether the index holds the node's whole keyspace yet, and how fresh it is. */
+export const listingNodeSchema = z.object({
+  nodeId: nodeIdSchema,
+  mode: indexModeSchema,
+  /** See nodeIndexSchema.asOf: null until the node's first listing completes. */
+  asOf: epochMsSchema.nullable(),
+  /** How far a listing in progress got (0..1, estimated); null when none runs or unknown. */
+  fraction: z.number().min(0).max(1).nullable(),
+});
+
+export const listingSchema = z.object({
+  /** True once every reachable node has been listed completely at least once: rows are whole. */
+  complete: z.boolean(),
+  nodes: z.array(listingNodeSchema),
+});
+export type Listing = z.infer<typeof listingSchema>;
+
 export const locksResponseSchema = z.object({
-  /** Console clock when the snapshot was taken (epoch ms): base for client countdowns. */
+  /** Console clock when the page was cut (epoch ms): base for client countdowns. */
   serverTime: epochMsSchema,
-  /** How long the snapshot took to build, in ms. */
+  /** How long cutting the page from the index took, in ms. */
   scanMs: z.number(),
   /** Rows of this page, sorted by resource. */
   items: z.array(lockRowSchema),
@@ -184,8 +202,10 @@ export const locksResponseSchema = z.object({
   counts: lockCountsSchema,
   /** Nodes that did not answer the scan: their holders show as unreachable. */
   unreachableNodes: z.array(nodeIdSchema),
-  /** True when a node held more keys than the scan budget: rows may be missing. */
+  /** True when a node held more lock keys than CONSOLE_SCAN_MAX_KEYS: rows may be missing. */
   truncated: z.boolean(),
+  /** Whether the rows are whole yet (a listing may still run) and how fresh each node is. */
+  listing: listingSchema,
 });
 export type LocksResponse = z.infer<typeof locksResponseSchema>;
 

@@ -24,6 +24,69 @@ export type NodeWarningCode = z.infer<typeof nodeWarningCodeSchema>;
 export const nodeWarningSchema = z.object({ code: nodeWarningCodeSchema, message: z.string() });
 export type NodeWarning = z.infer<typeof nodeWarningSchema>;
 
+/**
+ * How the console's live index follows a node: `listing` (the first paced list, or a relist after a
+ * gap, is still running), `watching` (listed, then kept current by keyspace notifications),
+ * `polling` (notifications off on the node: relisted in paced passes), `down` (unreachable; the
+ * index keeps what it last knew, shown as unreachable).
+ */
+export const indexModeSchema = z.enum(["listing", "watching", "polling", "down"]);
+export type IndexMode = z.infer<typeof indexModeSchema>;
+
+/** Why a listing of a node runs. */
+export const listingReasonSchema = z.enum([
+  /** The console started. */
+  "start",
+  /** The node or its notification subscription came back after a gap. */
+  "reconnect",
+  /** The node's run_id changed: it restarted or failed over, and may have lost keys. */
+  "restart",
+  /** More changes arrived than the console could read within its budget. */
+  "overflow",
+  /** The periodic resync (CONSOLE_RESYNC_INTERVAL_MS). */
+  "resync",
+  /** A pass of polling mode. */
+  "poll",
+]);
+export type ListingReason = z.infer<typeof listingReasonSchema>;
+
+/** A paced listing in progress: how far it got. */
+export const listingProgressSchema = z.object({
+  reason: listingReasonSchema,
+  startedAt: epochMsSchema,
+  /** Keys SCAN has visited so far (an estimate: SCAN COUNT per call). */
+  keysVisited: z.number().int().nonnegative(),
+  /** Keys in the node's db when the listing started (DBSIZE); null when unknown. */
+  keysTotal: z.number().int().nonnegative().nullable(),
+  /** Lock keys found so far. */
+  locksFound: z.number().int().nonnegative(),
+  /** keysVisited / keysTotal, capped below 1 until the SCAN completes; null when unknown. */
+  fraction: z.number().min(0).max(1).nullable(),
+});
+export type ListingProgress = z.infer<typeof listingProgressSchema>;
+
+/** The live index's view of one node: mode, freshness, listing progress. */
+export const nodeIndexSchema = z.object({
+  mode: indexModeSchema,
+  /** Why a node is polled rather than watched (e.g. notify-keyspace-events lacks flags); else null. */
+  reason: z.string().nullable(),
+  /**
+   * Every change on the node up to this instant (console clock, epoch ms) is in the index: "as of".
+   * null until the node's first listing completes.
+   */
+  asOf: epochMsSchema.nullable(),
+  /** The listing in progress (first list, relist, resync or polling pass); null when none runs. */
+  listing: listingProgressSchema.nullable(),
+  /** When the last complete listing ended, and how long it took; null before the first. */
+  listedAt: epochMsSchema.nullable(),
+  listingMs: z.number().nullable(),
+  /** Lock keys of this node in the index. */
+  lockKeys: z.number().int().nonnegative(),
+  /** Keys per second the console may visit or read on this node (CONSOLE_SCAN_BUDGET_PER_S). */
+  budgetPerS: z.number().int().positive(),
+});
+export type NodeIndex = z.infer<typeof nodeIndexSchema>;
+
 export const nodeInfoSchema = z.object({
   id: nodeIdSchema,
   address: nodeAddressSchema,
@@ -48,6 +111,8 @@ export const nodeInfoSchema = z.object({
   /** Error text when down (never contains a password). */
   error: z.string().nullable(),
   warnings: z.array(nodeWarningSchema),
+  /** How the live index follows this node. */
+  index: nodeIndexSchema,
 });
 export type NodeInfo = z.infer<typeof nodeInfoSchema>;
 

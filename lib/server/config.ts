@@ -35,6 +35,14 @@ const redisUrl = z.string().refine((text) => {
   }
 }, "each entry must be a redis:// or rediss:// URL with a host");
 
+/**
+ * Default of CONSOLE_SCAN_BUDGET_PER_S: keys per second per node. A key costs one whether SCAN visits
+ * it (then reading it if it may be a lock is part of that) or a notification names it. At 25,000 a
+ * node of 250,000 keys is listed (or healed after a gap) in ~10 s, and spends ~10% of one core on
+ * it meanwhile (bench/README.md: the snapshot section measures it); nothing while nothing changes.
+ */
+export const DEFAULT_SCAN_BUDGET_PER_S = 25_000;
+
 /** Shortest admin token accepted: 32 hex digits carry 128 random bits. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
 const MIN_ADMIN_TOKEN_DISTINCT_CHARS = 12;
@@ -81,7 +89,10 @@ const envSchema = z.object({
   CONSOLE_RESTART_QUARANTINE_MS: integerVar(0, 86_400_000).default(0),
   CONSOLE_NODE_TIMEOUT_MS: integerVar(10, 60_000).default(500),
   CONSOLE_SNAPSHOT_MAX_AGE_MS: integerVar(0, 60_000).default(1_000),
-  CONSOLE_SCAN_MAX_KEYS: integerVar(100, 10_000_000).default(200_000),
+  CONSOLE_SCAN_MAX_KEYS: integerVar(100, 10_000_000).default(1_000_000),
+  CONSOLE_SCAN_BUDGET_PER_S: integerVar(100, 10_000_000).default(DEFAULT_SCAN_BUDGET_PER_S),
+  CONSOLE_RESYNC_INTERVAL_MS: integerVar(1_000, 86_400_000).default(300_000),
+  CONSOLE_ENABLE_KEYSPACE_EVENTS: booleanVar.default(false),
   CONSOLE_SESSION_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
   CONSOLE_AUDIT_MAXLEN: integerVar(100, 10_000_000).default(10_000),
   CONSOLE_CLOCK_SKEW_WARN_MS: integerVar(1, 3_600_000).default(500),
@@ -111,8 +122,17 @@ export interface ConsoleConfig {
   readonly nodeTimeoutMs: number;
   /** How long one snapshot serves every viewer before a new scan. */
   readonly snapshotMaxAgeMs: number;
-  /** Keys scanned per node at most, so a huge keyspace cannot exhaust the console. */
+  /** Lock keys indexed per node at most, so a huge keyspace cannot exhaust the console's memory. */
   readonly scanMaxKeys: number;
+  /**
+   * Keys per second the live index may visit (SCAN COUNT) or read on each node, listing, resyncing,
+   * polling and reading what notifications name alike: freshness degrades, the masters do not.
+   */
+  readonly scanBudgetPerS: number;
+  /** How often a watched node is relisted anyway (paced), to heal what notifications missed. */
+  readonly resyncIntervalMs: number;
+  /** Turn on the keyspace notifications the index needs on nodes that lack them (CONFIG SET). */
+  readonly enableKeyspaceEvents: boolean;
   readonly sessionTtlS: number;
   /** Approximate MAXLEN of the audit stream on each node. */
   readonly auditMaxLen: number;
@@ -170,6 +190,9 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     nodeTimeoutMs: vars.CONSOLE_NODE_TIMEOUT_MS,
     snapshotMaxAgeMs: vars.CONSOLE_SNAPSHOT_MAX_AGE_MS,
     scanMaxKeys: vars.CONSOLE_SCAN_MAX_KEYS,
+    scanBudgetPerS: vars.CONSOLE_SCAN_BUDGET_PER_S,
+    resyncIntervalMs: vars.CONSOLE_RESYNC_INTERVAL_MS,
+    enableKeyspaceEvents: vars.CONSOLE_ENABLE_KEYSPACE_EVENTS,
     sessionTtlS: vars.CONSOLE_SESSION_TTL_S,
     auditMaxLen: vars.CONSOLE_AUDIT_MAXLEN,
     clockSkewWarnMs: vars.CONSOLE_CLOCK_SKEW_WARN_MS,

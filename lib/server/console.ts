@@ -5,7 +5,7 @@ import "server-only";
  * `createConsole(config)` builds one for any list of nodes (tests make their own); the process-wide
  * instance built from the environment lives in default-console.ts.
  */
-import type { NodesResponse } from "@/lib/api";
+import type { LockResponse, NodesResponse } from "@/lib/api";
 import Redlock, { type OperationEvent } from "@redlock-console/redlock";
 import { createAuditTrail, type AuditTrail } from "./audit/audit-trail";
 import { createCredentialFailures, type CredentialFailures } from "./auth/credential-failures";
@@ -20,7 +20,8 @@ import { logger } from "./logger";
 import { createMetrics, type ConsoleMetrics } from "./metrics";
 import { createNodeRegistry, type ConsoleNode, type NodeRegistry } from "./node-registry";
 import { singleFlight } from "./single-flight";
-import { takeSnapshot, type Snapshot } from "./snapshot/snapshot";
+import { LiveIndex } from "./index/live-index";
+import { createLockReader } from "./snapshot/read-one";
 
 export interface ConsoleContext {
   readonly config: ConsoleConfig;
@@ -39,8 +40,10 @@ export interface ConsoleContext {
   readonly nodeDeadlineMs: number;
   /** The node has a lock command overdue now: skip it instead of waiting another timeout. */
   isHung(node: ConsoleNode): boolean;
-  /** The shared lock snapshot (single flight, reused for snapshotMaxAgeMs). */
-  snapshot(): Promise<Snapshot>;
+  /** Every lock on every node, listed once and kept current (index/live-index.ts). */
+  readonly index: LiveIndex;
+  /** One resource for its page: the index's row plus a fresh read shared by every viewer. */
+  readLock(key: Buffer): Promise<LockResponse>;
   /** The shared node health report (single flight, reused for snapshotMaxAgeMs). */
   nodes(): Promise<NodesResponse>;
   close(): Promise<void>;
@@ -84,19 +87,29 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
   const nodeDeadlineMs = config.nodeTimeoutMs + 250;
   const isHung = (node: ConsoleNode) => redlock.nodeStates()[node.index]?.status === "suspect";
   const probe = createProbe(redlock, config.probeIntervalMs);
-  const snapshot = singleFlight(async () => {
-    const taken = await takeSnapshot(
-      nodes,
-      config.lockMatch,
-      config.scanMaxKeys,
-      quorumSize,
-      config,
-    );
-    metrics.recordSnapshot(taken);
-    return taken;
-  }, config.snapshotMaxAgeMs);
+  const index = new LiveIndex(nodes, {
+    patterns: config.lockMatch,
+    budgetPerS: config.scanBudgetPerS,
+    resyncIntervalMs: config.resyncIntervalMs,
+    enableKeyspaceEvents: config.enableKeyspaceEvents,
+    nodeTimeoutMs: config.nodeTimeoutMs,
+    maxKeys: config.scanMaxKeys,
+    quorumSize,
+    longHeldMs: config.longHeldMs,
+    longWaitMs: config.longWaitMs,
+  });
+  const readLock = createLockReader({
+    nodes,
+    quorumSize,
+    limits: config,
+    index,
+    patterns: config.lockMatch,
+    maxAgeMs: config.snapshotMaxAgeMs,
+  });
   const nodeReport = singleFlight(async () => {
-    const report = await readNodes(nodes, redlock, config, nodeDeadlineMs);
+    const report = await readNodes(nodes, redlock, config, nodeDeadlineMs, (position) =>
+      index.nodeStatus(position),
+    );
     metrics.recordNodes(report);
     return report;
   }, config.snapshotMaxAgeMs);
@@ -110,6 +123,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
   });
   const close = async () => {
     probe.stop();
+    await index.close();
     await registry.close();
   };
   return {
@@ -122,7 +136,8 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
       probe,
       nodeDeadlineMs,
       isHung,
-      snapshot,
+      index,
+      readLock,
       close,
     },
     guard: createGuard(config, { revocations, failures: credentialFailures, reads }),

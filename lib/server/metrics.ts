@@ -1,20 +1,22 @@
 import "server-only";
 /**
  * Prometheus metrics (prom-client), one registry per console so tests can run several consoles in
- * one process. Gauges about locks and nodes are set when a snapshot or health read completes.
+ * one process. Gauges about locks and the index are set from the live index when scraped (from
+ * memory: a scrape reads no node), gauges about nodes when a health read completes.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { NodesResponse } from "@/lib/api";
 import { quorumSize, type OperationEvent } from "@redlock-console/redlock";
 import type { ConsoleNode } from "./node-registry";
-import type { Snapshot } from "./snapshot/snapshot";
+import type { LiveIndex } from "./index/live-index";
 
 /** 1 ms … 2.5 s: a healthy node answers in ~1 ms, a timed-out one at the node timeout. */
 const LATENCY_BUCKETS_S = [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 export interface ConsoleMetrics {
   readonly registry: Registry;
-  recordSnapshot(snapshot: Snapshot): void;
+  /** Sets the lock and index gauges from the live index (O(rows), once per scrape). */
+  recordIndex(index: LiveIndex, nodeIds: readonly string[]): void;
   recordNodes(nodes: NodesResponse): void;
   recordOperation(event: OperationEvent, source: string): void;
   recordAction(action: string, outcome: string): void;
@@ -62,10 +64,22 @@ function defineMetrics(registry: Registry) {
       help: "Locks whose oldest waiter has waited longer than CONSOLE_LONG_WAIT_MS.",
       registers,
     }),
-    scanSeconds: new Histogram({
-      name: "redlock_console_snapshot_seconds",
-      help: "Time to build one lock snapshot.",
-      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    indexStaleness: new Gauge({
+      name: "redlock_console_index_staleness_seconds",
+      help: "How old the live index's view of each node is (now minus its as-of instant); -1 before the first listing.",
+      labelNames: ["node"],
+      registers,
+    }),
+    indexMode: new Gauge({
+      name: "redlock_console_index_mode",
+      help: "How the live index follows each node: 1 for its current mode (listing, watching, polling, down).",
+      labelNames: ["node", "mode"],
+      registers,
+    }),
+    indexListingSeconds: new Gauge({
+      name: "redlock_console_index_last_listing_seconds",
+      help: "Duration of each node's last complete paced listing.",
+      labelNames: ["node"],
       registers,
     }),
     nodesUp: new Gauge({
@@ -124,30 +138,6 @@ function defineMetrics(registry: Registry) {
   };
 }
 
-/** Ownership figures of one snapshot: ages in seconds at the snapshot's clock. */
-function ownershipFigures(snapshot: Snapshot) {
-  const figures = {
-    oldestAgeS: 0,
-    longHeld: 0,
-    noTtl: 0,
-    waiters: 0,
-    oldestWaitS: 0,
-    longWaits: 0,
-  };
-  const secondsSince = (epochMs: number) => Math.max(0, (snapshot.serverTime - epochMs) / 1000);
-  for (const { row } of snapshot.rows) {
-    if (row.heldSince !== null)
-      figures.oldestAgeS = Math.max(figures.oldestAgeS, secondsSince(row.heldSince));
-    if (row.flags.includes("long-held")) figures.longHeld += 1;
-    if (row.flags.includes("no-ttl")) figures.noTtl += 1;
-    if (row.flags.includes("long-wait")) figures.longWaits += 1;
-    figures.waiters += row.waiters.count;
-    if (row.waiters.oldestSince !== null)
-      figures.oldestWaitS = Math.max(figures.oldestWaitS, secondsSince(row.waiters.oldestSince));
-  }
-  return figures;
-}
-
 export function createMetrics(nodes: readonly ConsoleNode[], withDefaults = false): ConsoleMetrics {
   const registry = new Registry();
   if (withDefaults) collectDefaultMetrics({ register: registry, prefix: "redlock_console_" });
@@ -156,17 +146,29 @@ export function createMetrics(nodes: readonly ConsoleNode[], withDefaults = fals
   metric.quorumSize.set(quorumSize(nodes.length));
   return {
     registry,
-    recordSnapshot(snapshot) {
-      for (const [state, count] of Object.entries(snapshot.counts))
+    recordIndex(index, nodeIds) {
+      const nowMs = Date.now();
+      index.sweep(nowMs);
+      for (const [state, count] of Object.entries(index.counts()))
         metric.locks.set({ state }, count);
-      metric.scanSeconds.observe(snapshot.scanMs / 1000);
-      const figures = ownershipFigures(snapshot);
+      const figures = index.figures(nowMs);
       metric.oldestLockAge.set(figures.oldestAgeS);
       metric.longHeld.set(figures.longHeld);
       metric.noTtl.set(figures.noTtl);
       metric.waiters.set(figures.waiters);
       metric.oldestWait.set(figures.oldestWaitS);
       metric.longWaits.set(figures.longWaits);
+      nodeIds.forEach((node, position) => {
+        const status = index.nodeStatus(position);
+        metric.indexStaleness.set(
+          { node },
+          status.asOf === null ? -1 : Math.max(0, (nowMs - status.asOf) / 1000),
+        );
+        for (const mode of ["listing", "watching", "polling", "down"])
+          metric.indexMode.set({ node, mode }, status.mode === mode ? 1 : 0);
+        if (status.listingMs !== null)
+          metric.indexListingSeconds.set({ node }, status.listingMs / 1000);
+      });
     },
     recordNodes(report) {
       metric.nodesUp.set(report.nodes.filter((node) => node.status !== "down").length);

@@ -17,6 +17,7 @@ const marker = `fence-${randomBytes(4).toString("hex")}`;
 const key = (name: string) => `${marker}:${name}`;
 
 async function readOne(resource: string): Promise<LockResponse> {
+  await tc.sync(); // the row comes from the live index
   const response = await call<LockResponse>(
     lockRoute.GET,
     `/api/locks/${encodeURIComponent(resource)}`,
@@ -80,6 +81,7 @@ it("takes the highest counter among the nodes, and null when none has one", asyn
 it("never lists the fencing counters as locks in the snapshot", async () => {
   const resource = key("listed");
   const lock = await redlock.acquire([resource], 10_000);
+  await tc.sync();
   const response = await call<LocksResponse>(locks.GET, "/api/locks?limit=1000");
   const names = response.body.items.map((row) => row.resource);
   expect(names).toContain(resource);

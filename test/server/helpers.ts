@@ -19,6 +19,12 @@ export interface TestConsole {
    * paused mid-handshake, the client's connect timeout drops the connection and the commands on it.
    */
   ready(): Promise<void>;
+  /**
+   * Resolves once the live index holds every change made on the nodes before the call (one PING on
+   * each node's subscriber, then the reads it caused): the barrier between a test's writes and its
+   * reads of `/api/locks`. Freshness itself is measured by the index tests and the bench.
+   */
+  sync(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,6 +55,7 @@ export function startTestConsole(
         ),
       );
     },
+    sync: () => ctx.index.sync(),
     close: async () => {
       setDefaultConsole(undefined);
       await ctx.close();

@@ -36,8 +36,11 @@ afterAll(async () => {
   await disconnect(nodes);
 });
 
-const setEverywhere = (key: Buffer | string, value: string) =>
-  Promise.all(nodes.map((node) => node.set(key, value, "PX", 60_000)));
+/** Sets the key on every node, then waits until the live index has it. */
+async function setEverywhere(key: Buffer | string, value: string): Promise<void> {
+  await Promise.all(nodes.map((node) => node.set(key, value, "PX", 60_000)));
+  await tc.sync();
+}
 
 describe("odd requests", () => {
   it("answers made-up methods with a JSON 405 (proxy)", async () => {

@@ -59,8 +59,16 @@ beforeAll(async () => {
   });
   await Promise.all(nodes.map((node) => node.set("before-pause", "b".repeat(40), "PX", 120_000)));
   await tc.ready();
+  await tc.sync(); // listed before the pause
   await tc.ctx.nodes();
   masters.masters().pause(PAUSED);
+  // The live index marks a node that leaves its heartbeat PING unanswered down: a heartbeat (1 s)
+  // plus the node timeout after the pause, well within this bound on a loaded machine.
+  const pausedAtMs = Date.now();
+  while (tc.ctx.index.listing().nodes[PAUSED]!.mode !== "down") {
+    if (Date.now() - pausedAtMs > 10_000) throw new Error("the index never marked node-3 down");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 });
 
 afterAll(async () => {

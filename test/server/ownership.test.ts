@@ -68,6 +68,7 @@ async function putWaiter(name: string, id: string, sinceMs: number, expiresAtMs:
 }
 
 async function snapshotRow(name: string): Promise<LockRow> {
+  await tc.sync();
   const response = await call<LocksResponse>(locks.GET, "/api/locks?limit=1000");
   expect(response.status).toBe(200);
   const row = response.body.items.find((item) => item.resource === key(name));
@@ -76,6 +77,7 @@ async function snapshotRow(name: string): Promise<LockRow> {
 }
 
 async function detail(name: string): Promise<LockResponse> {
+  await tc.sync();
   const response = await call<LockResponse>(
     lockRoute.GET,
     `/api/locks/${encodeURIComponent(key(name))}`,

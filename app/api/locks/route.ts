@@ -8,11 +8,11 @@ import { pageOf } from "@/lib/server/snapshot/page";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** The shared snapshot, filtered and paginated. */
+/** The live index, filtered and paginated: read from memory, never from the nodes. */
 export const GET = route(async (request, ctx) => {
   await ctx.guard.requireRead(request);
   const query = readQuery(request, locksQuerySchema);
-  return jsonResponse(await pageOf(await ctx.snapshot(), query));
+  return jsonResponse(await pageOf(ctx.index, query));
 });
 
 /** Acquire: 201 with the lock, 409 when held elsewhere. */

@@ -3,10 +3,14 @@ import { route } from "@/lib/server/route";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** Prometheus text format; refreshes the shared snapshot and node report first (single flight). */
+/** Prometheus text format; sets the lock gauges from the live index and refreshes the node report first. */
 export const GET = route(async (request, ctx) => {
   await ctx.guard.requireRead(request);
-  await Promise.all([ctx.snapshot(), ctx.nodes()]);
+  await ctx.nodes();
+  ctx.metrics.recordIndex(
+    ctx.index,
+    ctx.registry.nodes.map((node) => node.id),
+  );
   const body = await ctx.metrics.registry.metrics();
   return new Response(body, {
     headers: { "content-type": ctx.metrics.registry.contentType, "cache-control": "no-store" },

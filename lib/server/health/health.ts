@@ -1,6 +1,6 @@
 import "server-only";
 /** `/api/nodes` and `/api/health`: every node probed in parallel, each bounded by the node timeout. */
-import type { HealthResponse, NodeInfo, NodesResponse } from "@/lib/api";
+import type { HealthResponse, NodeIndex, NodeInfo, NodesResponse } from "@/lib/api";
 import { quorumSize, type default as Redlock } from "@redlock-console/redlock";
 import type { ConsoleConfig } from "../config";
 import { redactText } from "../logger";
@@ -18,7 +18,7 @@ function keyCount(info: Record<string, string>, db: number): number | null {
   return numberOrNull(/keys=(\d+)/.exec(keyspace)?.[1]);
 }
 
-function downNode(node: ConsoleNode, error: unknown): NodeInfo {
+function downNode(node: ConsoleNode, error: unknown): Omit<NodeInfo, "index"> {
   const message = redactText(error instanceof Error ? error.message : String(error));
   return {
     id: node.id,
@@ -46,7 +46,7 @@ function upNode(
   raw: RawNodeInfo,
   config: ConsoleConfig,
   quarantinedUntil: number | undefined,
-): NodeInfo {
+): Omit<NodeInfo, "index"> {
   const { info } = raw;
   return {
     id: node.id,
@@ -78,14 +78,17 @@ export async function readNodes(
   redlock: Redlock,
   config: ConsoleConfig,
   deadlineMs: number,
+  indexOf: (position: number) => NodeIndex,
 ): Promise<NodesResponse> {
   const states = redlock.nodeStates();
   const infos = await Promise.all(
     nodes.map((node) =>
-      withDeadline(readNodeInfo(node.client), deadlineMs).then(
-        (raw) => upNode(node, raw, config, states[node.index]?.quarantinedUntil),
-        (error: unknown) => downNode(node, error),
-      ),
+      withDeadline(readNodeInfo(node.client), deadlineMs)
+        .then(
+          (raw) => upNode(node, raw, config, states[node.index]?.quarantinedUntil),
+          (error: unknown) => downNode(node, error),
+        )
+        .then((info): NodeInfo => ({ ...info, index: indexOf(node.index) })),
     ),
   );
   return {

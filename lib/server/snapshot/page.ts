@@ -1,10 +1,9 @@
 import "server-only";
 /**
- * Pages of the shared snapshot for `GET /api/locks`: the match/state filter, a cursor that names the
- * last key shown (so paging stays stable while the snapshot refreshes), and values cut short.
- * Filtering a large snapshot is CPU work on the one event loop every request shares, so it runs in
- * slices that yield between them, and its result is kept per snapshot so that paging through it
- * (or ten viewers sending the same pattern) filters once.
+ * Pages of the live index for `GET /api/locks`: the match/state filter, a cursor that names the last
+ * key shown (so paging stays stable while rows change), and values cut short. A page walks the
+ * index's ordered rows from the cursor and folds only the rows it shows; a glob walks only the range
+ * of its literal prefix, and its total is counted once per index version.
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import {
@@ -16,46 +15,102 @@ import {
 } from "@/lib/api";
 import { ApiError } from "../errors";
 import { compileGlob } from "./glob";
-import type { Snapshot, SnapshotRow } from "./snapshot";
+import type { LiveIndex } from "../index/live-index";
 
-/** Longest stretch of filtering between two yields to other requests, in ms. */
+/** Longest stretch of counting a filter's total between two yields to other requests, in ms. */
 const FILTER_SLICE_MS = 5;
-/** Filter results kept per snapshot (distinct match/state pairs); a snapshot lives ~1 s. */
-const FILTERS_PER_SNAPSHOT = 16;
+/** Keys one slice hands out at most: a page needs at most MAX_PAGE_LIMIT + 1. */
+const SLICE_KEYS_MAX = 1_024;
+/** Filtered totals kept (distinct match/state pairs), each valid for one index version. */
+const TOTALS_KEPT = 16;
 
-const filterCache = new WeakMap<Snapshot, Map<string, Promise<readonly SnapshotRow[]>>>();
+const totalsCache = new WeakMap<RowSource, Map<string, { version: number; total: number }>>();
 
-async function filterRows(
-  rows: readonly SnapshotRow[],
-  query: LocksQuery,
-): Promise<readonly SnapshotRow[]> {
-  if (!query.match && !query.state) return rows;
-  const matches = query.match ? compileGlob(query.match) : () => true;
-  const kept: SnapshotRow[] = [];
-  let sliceStartMs = performance.now();
-  for (let index = 0; index < rows.length; index += 1) {
-    const { row } = rows[index]!;
-    if ((!query.state || row.state === query.state) && matches(row.resource))
-      kept.push(rows[index]!);
-    if ((index & 255) === 255 && performance.now() - sliceStartMs > FILTER_SLICE_MS) {
-      await yieldToEventLoop();
-      sliceStartMs = performance.now();
-    }
-  }
-  return kept;
+/**
+ * The literal start of a glob (before its first `*`, `?`, `[` or `\`), as the latin1 string of its
+ * UTF-8 bytes: every matching key sorts at or after it and starts with it, so only that range is walked.
+ */
+function literalPrefix(glob: string): string {
+  const special = glob.search(/[*?[\\]/);
+  const literal = special === -1 ? glob : glob.slice(0, special);
+  return Buffer.from(literal, "utf8").toString("latin1");
 }
 
-function filtered(snapshot: Snapshot, query: LocksQuery): Promise<readonly SnapshotRow[]> {
-  let cache = filterCache.get(snapshot);
-  if (!cache) filterCache.set(snapshot, (cache = new Map()));
-  const key = JSON.stringify([query.match ?? "", query.state ?? ""]);
-  let result = cache.get(key);
-  if (!result) {
-    if (cache.size >= FILTERS_PER_SNAPSHOT) cache.delete(cache.keys().next().value!);
-    result = filterRows(snapshot.rows, query);
-    cache.set(key, result);
+/** What pages are cut from: the live index (LiveIndex implements it). */
+export type RowSource = Pick<
+  LiveIndex,
+  | "keysFrom"
+  | "total"
+  | "row"
+  | "counts"
+  | "version"
+  | "sweep"
+  | "unreachableNodes"
+  | "truncated"
+  | "listing"
+>;
+
+// eslint-disable-next-line no-control-regex -- control characters are valid in keys and ASCII
+const ASCII = /^[\x00-\x7f]*$/;
+const decodeName = (key: string) => Buffer.from(key, "latin1").toString("utf8");
+
+/**
+ * Row keys of the query's state tree after `after` that match its glob, in order, stopping past the
+ * glob's literal prefix. The walk yields to other requests every FILTER_SLICE_MS (a hostile glob
+ * may match nothing in 250,000 rows) and resumes after the last key it saw, so rows changing in
+ * between never invalidate it.
+ */
+async function* matchingKeys(
+  index: RowSource,
+  query: LocksQuery,
+  after: string | undefined,
+): AsyncGenerator<string> {
+  const prefix = query.match ? literalPrefix(query.match) : "";
+  const matches = query.match ? compileGlob(query.match) : undefined;
+  let last = after;
+  for (;;) {
+    const from = last !== undefined && last > prefix ? last : prefix;
+    const sliceStartMs = performance.now();
+    // Each slice walks the tree synchronously and hands its keys out after the walk, so a change to
+    // the tree while the consumer works (or while this yields) never meets a live tree iterator.
+    const slice: string[] = [];
+    let walked = 0;
+    let ended = true;
+    for (const key of index.keysFrom(from, query.state)) {
+      if (key === last) continue;
+      if (!key.startsWith(prefix)) break;
+      last = key;
+      if (!matches || matches(ASCII.test(key) ? key : decodeName(key))) slice.push(key);
+      if (slice.length >= SLICE_KEYS_MAX) {
+        ended = false;
+        break;
+      }
+      if ((++walked & 255) === 0 && performance.now() - sliceStartMs > FILTER_SLICE_MS) {
+        ended = false;
+        break;
+      }
+    }
+    yield* slice;
+    if (ended) return;
+    await yieldToEventLoop();
   }
-  return result;
+}
+
+/** Rows matching the query across all pages: a tree size without a glob, else a walk of its range. */
+async function totalOf(index: RowSource, query: LocksQuery): Promise<number> {
+  if (!query.match) return index.total(query.state);
+  let cache = totalsCache.get(index);
+  if (!cache) totalsCache.set(index, (cache = new Map()));
+  const cacheKey = JSON.stringify([query.match, query.state ?? ""]);
+  const cached = cache.get(cacheKey);
+  if (cached?.version === index.version) return cached.total;
+  const version = index.version;
+  let total = 0;
+  for await (const _key of matchingKeys(index, query, undefined)) total += 1;
+  if (cache.size >= TOTALS_KEPT) cache.delete(cache.keys().next().value!);
+  // Counted while rows changed: exact as of the end of the walk only for the rows it passed since.
+  cache.set(cacheKey, { version, total });
+  return total;
 }
 
 /** A value longer than LIST_VALUE_MAX_CHARS, cut (never inside a surrogate pair), and its length. */
@@ -85,29 +140,34 @@ function decodeCursor(cursor: string): string {
   return Buffer.from(cursor, "base64url").toString("latin1");
 }
 
-/** One page of the snapshot after the match/state filters. */
-export async function pageOf(snapshot: Snapshot, query: LocksQuery): Promise<LocksResponse> {
+/** One page of the index after the match/state filters: O(page) rows folded, totals from the trees. */
+export async function pageOf(index: RowSource, query: LocksQuery): Promise<LocksResponse> {
+  const startedAt = performance.now();
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-  const rows = await filtered(snapshot, query);
-  let start = 0;
-  if (after !== undefined) {
-    let high = rows.length;
-    while (start < high) {
-      const middle = (start + high) >> 1;
-      if (rows[middle]!.sortKey <= after) start = middle + 1;
-      else high = middle;
+  const serverTime = Date.now();
+  index.sweep(serverTime);
+  const items: LockRow[] = [];
+  let lastKey: string | undefined;
+  let hasMore = false;
+  for await (const key of matchingKeys(index, query, after)) {
+    if (items.length === query.limit) {
+      hasMore = true;
+      break;
     }
+    const row = index.row(key, serverTime);
+    if (!row) continue;
+    items.push(listRow(row));
+    lastKey = key;
   }
-  const page = rows.slice(start, start + query.limit);
-  const hasMore = start + query.limit < rows.length;
   return {
-    serverTime: snapshot.serverTime,
-    scanMs: snapshot.scanMs,
-    items: page.map(({ row }) => listRow(row)),
-    nextCursor: hasMore ? encodeCursor(page.at(-1)!.sortKey) : null,
-    total: rows.length,
-    counts: snapshot.counts,
-    unreachableNodes: snapshot.unreachableNodes,
-    truncated: snapshot.truncated,
+    serverTime,
+    items,
+    nextCursor: hasMore && lastKey !== undefined ? encodeCursor(lastKey) : null,
+    total: await totalOf(index, query),
+    counts: index.counts(),
+    unreachableNodes: index.unreachableNodes(),
+    truncated: index.truncated,
+    listing: index.listing(),
+    scanMs: Math.round(performance.now() - startedAt),
   };
 }

@@ -1,13 +1,12 @@
 import "server-only";
 /**
- * Reads lock keys from one node: SCAN with a bounded COUNT (never KEYS), then PTTL + GET (strings)
- * or HGETALL (Redisson hashes) for every key, batched, with the library's owner entry and waiters
- * of each key read in the same script. Keys under the reserved `redlock:` prefix are auxiliary and
- * skipped as locks.
+ * Reads lock keys from one node for the live index: PTTL + GET (strings) or HGETALL (Redisson
+ * hashes) for every key of a chunk, with the library's 1.x owner entry and waiters of each key read
+ * in the same script. One script call per chunk instead of commands per key: ioredis spends ~10 µs
+ * of JavaScript per command, so per-key pipelines cost the console more than Redis itself.
  */
 import type { Redis } from "ioredis";
 import { defineScript } from "@redlock-console/redlock";
-import { RESERVED_PREFIX } from "@/lib/api";
 import { parseRedissonHash, type NodeKeyState } from "./fold";
 import {
   ownerOfValue,
@@ -17,14 +16,15 @@ import {
   READ_LOCK_LUA,
 } from "./ownership";
 
-// 10k keys per SCAN call: a 100k-key keyspace in ~10 round trips per node instead of ~100.
-const SCAN_COUNT = 10_000;
-const CHUNK_KEYS = 500;
-const CHUNKS_IN_FLIGHT = 4;
+/**
+ * A Redisson lock hash has one field per holder (a read lock: one per reader, plus "mode"); an
+ * application hash with more fields is no lock, and is not read whole.
+ */
+const REDISSON_MAX_FIELDS = 64;
 
 /**
- * Lua `readKey(key)`: {PTTL, GET} for a string, {PTTL, HGETALL} for a hash, {-2} for anything else
- * or gone. Shared by the snapshot's chunk script and the one-resource read (read-one.ts).
+ * Lua `readKey(key)`: {PTTL, GET} for a string, {PTTL, HGETALL} for a small hash with a TTL, {-2} for
+ * anything else or gone. Shared by the live index's chunk script and the one-resource read (read-one.ts).
  */
 export const READ_KEY_LUA = `
 local function readKey(key)
@@ -32,7 +32,11 @@ local function readKey(key)
   if kind == 'string' then
     return {redis.call('PTTL', key), redis.call('GET', key)}
   elseif kind == 'hash' then
-    return {redis.call('PTTL', key), redis.call('HGETALL', key)}
+    -- Redisson always sets a lease (or watchdog) TTL: an application hash without one is no lock.
+    local pttl = redis.call('PTTL', key)
+    if pttl >= 0 and redis.call('HLEN', key) <= ${REDISSON_MAX_FIELDS} then
+      return {pttl, redis.call('HGETALL', key)}
+    end
   end
   return {-2}
 end
@@ -51,69 +55,20 @@ end
 return replies
 `,
 );
-const RESERVED = Buffer.from(RESERVED_PREFIX);
-
-export interface NodeScan {
-  /** Key (as a latin1 string of its exact bytes) -> what this node holds. */
-  readonly keys: Map<string, NodeKeyState>;
-  /** True when the node had more matching keys than the scan budget. */
-  readonly truncated: boolean;
-}
-
-/** Every matching key of one node, at most `maxKeys`. */
-async function scanKeys(
-  client: Redis,
-  patterns: readonly string[],
-  maxKeys: number,
-): Promise<{ keys: Buffer[]; truncated: boolean }> {
-  const seen = new Map<string, Buffer>();
-  for (const pattern of patterns) {
-    let cursor = "0";
-    do {
-      const [next, batch] = await client.scanBuffer(cursor, "MATCH", pattern, "COUNT", SCAN_COUNT);
-      cursor = next.toString();
-      for (const key of batch) {
-        if (key.subarray(0, RESERVED.length).equals(RESERVED)) continue;
-        seen.set(key.toString("latin1"), key);
-        if (seen.size >= maxKeys) return { keys: [...seen.values()], truncated: true };
-      }
-    } while (cursor !== "0");
-  }
-  return { keys: [...seen.values()], truncated: false };
-}
-
 /**
- * PTTL and value of each key. One script call per chunk of keys instead of two pipelined commands
- * per key: ioredis spends ~10 µs of JavaScript per command, so at 10,000 keys on five nodes the
- * per-key pipeline cost more than Redis itself; a chunk's script runs well under a millisecond.
+ * What each of `keys` holds on one node, in one script call (the caller cuts chunks of a few hundred
+ * keys): a few O(1) commands per key (TYPE; PTTL and GET or HLEN and HGETALL; EXISTS of its owner
+ * and waiters keys, and their reads when present).
  */
-async function readKeys(
+export async function readLockKeys(
   client: Redis,
   keys: readonly Buffer[],
-): Promise<Map<string, NodeKeyState>> {
-  const chunks: Buffer[][] = [];
-  for (let start = 0; start < keys.length; start += CHUNK_KEYS)
-    chunks.push(keys.slice(start, start + CHUNK_KEYS));
-  // A few chunks in flight per node, not all at once: each script call then waits behind a few
-  // others at most, so none outlives the per-command timeout however many keys there are.
-  const replies: unknown[][] = [];
-  let next = 0;
-  const readChunks = async () => {
-    while (next < chunks.length) {
-      const index = next++;
-      const keys = chunks[index]!.flatMap(ownershipKeys);
-      replies[index] = await READ_KEYS_SCRIPT.run(client, keys, [Date.now()]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CHUNKS_IN_FLIGHT, chunks.length) }, readChunks));
-  const states = new Map<string, NodeKeyState>();
-  chunks.forEach((chunk, chunkIndex) => {
-    chunk.forEach((key, index) => {
-      const state = toKeyState(replies[chunkIndex]![index]);
-      if (state) states.set(key.toString("latin1"), state);
-    });
-  });
-  return states;
+  nowMs: number,
+): Promise<{ states: Array<NodeKeyState | null> }> {
+  const replies = (await READ_KEYS_SCRIPT.run(client, keys.flatMap(ownershipKeys), [
+    nowMs,
+  ])) as unknown[];
+  return { states: keys.map((_, index) => toKeyState(replies[index])) };
 }
 
 /**
@@ -139,13 +94,4 @@ export function toKeyState(reply: unknown): NodeKeyState | null {
     fields[String(body[index])] = String(body[index + 1]);
   const holder = parseRedissonHash(fields);
   return holder ? { ...holder, pttlMs, format: "redisson-hash", waiters } : null;
-}
-
-export async function readNode(
-  client: Redis,
-  patterns: readonly string[],
-  maxKeys: number,
-): Promise<NodeScan> {
-  const { keys, truncated } = await scanKeys(client, patterns, maxKeys);
-  return { keys: await readKeys(client, keys), truncated };
 }

@@ -1,18 +1,20 @@
 import "server-only";
 /**
- * `GET /api/locks/{resource}`: one key read fresh from every node, bypassing the shared snapshot,
- * together with the library's fencing counter for it (`redlock:fence:<resource>`) and its waiters
- * list. The snapshot never reads counters: it skips every `redlock:` key, and one extra GET per
- * lock would cost it.
+ * `GET /api/locks/{resource}`: one key read fresh from every node, together with the library's
+ * fencing counter for it (fenceKey) and its waiters list, which the live index does not keep (it
+ * skips every `redlock:` key); `createLockReader` shares that read among viewers and takes the row
+ * from the index.
  */
 import type { Redis } from "ioredis";
 import { MAX_WAITERS_LISTED, type LockDetail, type LockResponse, type Waiter } from "@/lib/api";
-import { defineScript, fenceKey, legacyFenceKey } from "@redlock-console/redlock";
+import { defineScript, fenceKey, legacyFenceKey, RESERVED_PREFIX } from "@redlock-console/redlock";
 import type { FlagThresholds, NodeKeyState } from "./fold";
 import type { ConsoleNode } from "../node-registry";
 import { ownershipKeys, parseWaiterMember, READ_LOCK_LUA } from "./ownership";
 import { READ_KEY_LUA, toKeyState } from "./read-node";
 import { foldNodes, type FlagLimits } from "./snapshot";
+import { compileGlob } from "./glob";
+import type { LiveIndex } from "../index/live-index";
 
 /**
  * KEYS[1..3] the resource, its 1.x owner entry and waiters, KEYS[4] its fencing counter, KEYS[5]
@@ -134,5 +136,68 @@ export async function readOneLock(
     lock,
     fencingToken: recorded.length > 0 ? Math.max(...recorded) : null,
     unreachableNodes: nodes.filter((_, index) => reads[index] === undefined).map((node) => node.id),
+  };
+}
+
+/** Resources whose fresh read is kept at once (each for maxAgeMs): bounds memory, not viewers. */
+const LOCK_READS_KEPT = 1_000;
+
+export interface LockReaderOptions {
+  readonly nodes: readonly ConsoleNode[];
+  readonly quorumSize: number;
+  readonly limits: FlagLimits;
+  readonly index: LiveIndex;
+  readonly patterns: readonly string[];
+  /** How long one fresh read of a resource serves every viewer of its page. */
+  readonly maxAgeMs: number;
+}
+
+/**
+ * `GET /api/locks/{resource}` for any number of viewers: the row comes from the live index (the
+ * same the list shows) whenever the index covers the resource completely; the fencing counters and
+ * the waiter list, which the index does not keep, come from one fresh read per resource per
+ * maxAgeMs, shared by every viewer. A resource outside LOCK_MATCH, or read while a node is still
+ * being listed, is served by the fresh read alone.
+ */
+export function createLockReader(
+  options: LockReaderOptions,
+): (key: Buffer) => Promise<LockResponse> {
+  const matchers = options.patterns.map(compileGlob);
+  const reads = new Map<string, { atMs: number; read: Promise<LockResponse> }>();
+  const freshRead = (key: Buffer): Promise<LockResponse> => {
+    const name = key.toString("latin1");
+    const kept = reads.get(name);
+    if (kept && performance.now() - kept.atMs < options.maxAgeMs) return kept.read;
+    const read = readOneLock(options.nodes, key, options.quorumSize, options.limits);
+    reads.delete(name);
+    if (reads.size >= LOCK_READS_KEPT) reads.delete(reads.keys().next().value!);
+    reads.set(name, { atMs: performance.now(), read });
+    read.catch(() => reads.delete(name));
+    return read;
+  };
+  return async (key) => {
+    const fresh = await freshRead(key);
+    const name = key.toString("latin1");
+    const resource = key.toString("utf8");
+    const covered =
+      !name.startsWith(RESERVED_PREFIX) && matchers.some((matches) => matches(resource));
+    if (!covered || !options.index.complete) return fresh;
+    const serverTime = Date.now();
+    options.index.sweep(serverTime);
+    const row = options.index.row(name, serverTime);
+    const tokens = new Map(fresh.lock?.nodes.map((node) => [node.nodeId, node.fencingToken]));
+    return {
+      ...fresh,
+      serverTime,
+      lock: row && {
+        ...row,
+        nodes: row.nodes.map((holder) => ({
+          ...holder,
+          fencingToken: tokens.get(holder.nodeId) ?? null,
+        })),
+        waiterList: fresh.lock?.waiterList ?? [],
+      },
+      unreachableNodes: options.index.unreachableNodes(),
+    };
   };
 }

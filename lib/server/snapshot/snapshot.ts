@@ -1,26 +1,16 @@
 import "server-only";
 /**
- * The shared lock snapshot: every node read in parallel, folded per resource, sorted by key bytes,
- * and served to all viewers from one single-flight scan per interval (pages are cut in page.ts).
+ * Folding per-node reads into rows, for the one-resource read (read-one.ts); the live index folds
+ * its rows one at a time (index/live-index.ts).
  */
-import type { LockCounts, LockRow } from "@/lib/api";
+import type { LockRow } from "@/lib/api";
 import type { ConsoleNode } from "../node-registry";
 import { foldResource, type FlagThresholds, type NodeKeyState } from "./fold";
-import { readNode, type NodeScan } from "./read-node";
 
 export interface SnapshotRow {
   /** The key's exact bytes as a latin1 string: sorts like the bytes. */
   readonly sortKey: string;
   readonly row: LockRow;
-}
-
-export interface Snapshot {
-  readonly serverTime: number;
-  readonly scanMs: number;
-  readonly rows: readonly SnapshotRow[];
-  readonly counts: LockCounts;
-  readonly unreachableNodes: string[];
-  readonly truncated: boolean;
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
@@ -61,41 +51,5 @@ export function foldNodes(
   return rows.sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
 }
 
-function countStates(rows: readonly SnapshotRow[]): LockCounts {
-  const counts: LockCounts = { held: 0, partial: 0, conflict: 0 };
-  for (const { row } of rows) counts[row.state] += 1;
-  return counts;
-}
-
 /** When rows are flagged as long-held or long-waited, in ms. */
 export type FlagLimits = Omit<FlagThresholds, "serverTimeMs">;
-
-export async function takeSnapshot(
-  nodes: readonly ConsoleNode[],
-  patterns: readonly string[],
-  maxKeys: number,
-  quorumSize: number,
-  limits?: FlagLimits,
-): Promise<Snapshot> {
-  const startedAt = performance.now();
-  const serverTime = Date.now();
-  const scans = await Promise.all(
-    nodes.map((node) =>
-      readNode(node.client, patterns, maxKeys).catch((): NodeScan | undefined => undefined),
-    ),
-  );
-  const rows = foldNodes(
-    nodes,
-    scans.map((scan) => scan?.keys),
-    quorumSize,
-    limits && { ...limits, serverTimeMs: serverTime },
-  );
-  return {
-    serverTime,
-    scanMs: Math.round(performance.now() - startedAt),
-    rows,
-    counts: countStates(rows),
-    unreachableNodes: nodes.filter((_, index) => scans[index] === undefined).map((node) => node.id),
-    truncated: scans.some((scan) => scan?.truncated === true),
-  };
-}

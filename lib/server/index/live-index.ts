@@ -1,0 +1,268 @@
+import "server-only";
+/**
+ * The console's live index of every lock on every node: one NodeWatch per node (node-watch.ts)
+ * keeps that node's keys current, and this file keeps the rows — one per resource, ordered by the
+ * key's bytes in a B+ tree, plus one tree per state — as the nodes change, so a page is a walk of
+ * `limit` rows from the cursor, and totals and counts are tree sizes. Rows are folded (fold.ts) only
+ * when a page shows them: their TTLs are then computed from the expiry instants the nodes reported.
+ * Viewers never cause a read of a node: the index is read from memory, whatever the number of them.
+ */
+import { BTree } from "./btree";
+import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/api";
+import type { ConsoleNode } from "../node-registry";
+import { foldResource, type FlagThresholds, type NodeKeyState } from "../snapshot/fold";
+import { describeKey } from "../snapshot/snapshot";
+import { createBudget } from "./budget";
+import { NodeWatch, type IndexedState } from "./node-watch";
+
+export interface LiveIndexOptions {
+  readonly patterns: readonly string[];
+  readonly budgetPerS: number;
+  readonly resyncIntervalMs: number;
+  readonly enableKeyspaceEvents: boolean;
+  readonly nodeTimeoutMs: number;
+  readonly maxKeys: number;
+  readonly quorumSize: number;
+  readonly longHeldMs: number;
+  readonly longWaitMs: number;
+}
+
+export interface OwnershipFigures {
+  oldestAgeS: number;
+  longHeld: number;
+  noTtl: number;
+  waiters: number;
+  oldestWaitS: number;
+  longWaits: number;
+}
+
+/** Per node, in node order: its state, null (absent) or undefined (unreachable). */
+type Reads = Array<IndexedState | null | undefined>;
+
+const STATES: readonly LockState[] = ["held", "partial", "conflict"];
+/** How often expired states are dropped when no page asks. */
+const SWEEP_INTERVAL_MS = 100;
+
+// eslint-disable-next-line no-control-regex -- control characters are valid in keys and ASCII
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** held | partial | conflict from what the reachable nodes hold; null when none holds anything. */
+function stateOf(reads: Reads, quorumSize: number): LockState | null {
+  let first: string | undefined;
+  let holders = 0;
+  for (const read of reads) {
+    if (!read) continue;
+    if (first === undefined) first = read.value;
+    else if (read.value !== first) return "conflict";
+    holders += 1;
+  }
+  if (first === undefined) return null;
+  return holders >= quorumSize ? "held" : "partial";
+}
+
+export class LiveIndex {
+  readonly watches: readonly NodeWatch[];
+  readonly #nodes: readonly ConsoleNode[];
+  readonly #options: LiveIndexOptions;
+  readonly #rows = new BTree<string, LockState>();
+  readonly #byState = Object.fromEntries(
+    STATES.map((state) => [state, new BTree<string, true>()]),
+  ) as Record<LockState, BTree<string, true>>;
+  readonly #sweeper: NodeJS.Timeout;
+  /** Bumped on every row change: caches of filtered totals are valid for one version. */
+  #version = 0;
+
+  constructor(nodes: readonly ConsoleNode[], options: LiveIndexOptions) {
+    this.#nodes = nodes;
+    this.#options = options;
+    this.watches = nodes.map(
+      (node) =>
+        new NodeWatch({
+          node,
+          patterns: options.patterns,
+          budget: createBudget(options.budgetPerS),
+          resyncIntervalMs: options.resyncIntervalMs,
+          enableKeyspaceEvents: options.enableKeyspaceEvents,
+          nodeTimeoutMs: options.nodeTimeoutMs,
+          maxKeys: options.maxKeys,
+          onChange: (key) => this.#update(key),
+          onReachability: () => this.#updateAll(),
+        }),
+    );
+    this.#sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+  }
+
+  get version(): number {
+    return this.#version;
+  }
+
+  get size(): number {
+    return this.#rows.size;
+  }
+
+  counts(): LockCounts {
+    return {
+      held: this.#byState.held.size,
+      partial: this.#byState.partial.size,
+      conflict: this.#byState.conflict.size,
+    };
+  }
+
+  /** Drops what expired on the nodes by now, so rows, totals and counts agree with the clock. */
+  sweep(nowMs = Date.now()): void {
+    for (const watch of this.watches) watch.sweep(nowMs);
+  }
+
+  /** The row keys of `state` (all rows without one), in byte order, from the first key ≥ `low`. */
+  keysFrom(low: string, state?: LockState): IterableIterator<string> {
+    const tree: BTree<string, unknown> = state ? this.#byState[state] : this.#rows;
+    return tree.keys(low);
+  }
+
+  /** How many rows (of `state`) there are. */
+  total(state?: LockState): number {
+    return state ? this.#byState[state].size : this.#rows.size;
+  }
+
+  /** The row of `key` (latin1 of its bytes) folded at `nowMs`; null when no node holds it. */
+  row(key: string, nowMs: number): LockRow | null {
+    const reads = this.#reads(key);
+    if (!reads.some(Boolean)) return null;
+    const perNode = reads.map((read): NodeKeyState | null | undefined =>
+      read
+        ? { ...read, pttlMs: read.expiresAtMs < 0 ? -1 : Math.max(0, read.expiresAtMs - nowMs) }
+        : read,
+    );
+    const named = ASCII.test(key) ? { resource: key } : describeKey(Buffer.from(key, "latin1"));
+    const thresholds: FlagThresholds = {
+      serverTimeMs: nowMs,
+      longHeldMs: this.#options.longHeldMs,
+      longWaitMs: this.#options.longWaitMs,
+    };
+    const folded = foldResource(
+      named.resource,
+      perNode,
+      this.#nodes.map((node) => node.id),
+      this.#options.quorumSize,
+      thresholds,
+    );
+    return folded && { ...folded, ...named };
+  }
+
+  /** Every row, folded at `nowMs`, in key order (for metrics: O(rows), never per viewer). */
+  *rows(nowMs: number): Generator<LockRow> {
+    for (const key of this.#rows.keys()) {
+      const row = this.row(key, nowMs);
+      if (row) yield row;
+    }
+  }
+
+  /**
+   * Ownership figures for the metrics, ages in seconds at `nowMs`: from the node states directly,
+   * without folding rows (O(rows × nodes) map reads, once per scrape).
+   */
+  figures(nowMs: number): OwnershipFigures {
+    const figures = {
+      oldestAgeS: 0,
+      longHeld: 0,
+      noTtl: 0,
+      waiters: 0,
+      oldestWaitS: 0,
+      longWaits: 0,
+    };
+    const secondsSince = (epochMs: number) => Math.max(0, (nowMs - epochMs) / 1000);
+    const { longHeldMs, longWaitMs, quorumSize } = this.#options;
+    for (const key of this.#rows.keys()) {
+      let heldSince: number | null = null;
+      let withoutTtl = 0;
+      let waiting = 0;
+      let oldestSince: number | null = null;
+      for (const read of this.#reads(key)) {
+        if (!read) continue;
+        if (read.owner && heldSince === null) heldSince = read.owner.acquiredAt;
+        if (read.expiresAtMs < 0) withoutTtl += 1;
+        waiting = Math.max(waiting, read.waiters?.count ?? 0);
+        const since = read.waiters?.oldestSince ?? null;
+        if (since !== null && (oldestSince === null || since < oldestSince)) oldestSince = since;
+      }
+      if (heldSince !== null) {
+        figures.oldestAgeS = Math.max(figures.oldestAgeS, secondsSince(heldSince));
+        if (nowMs - heldSince > longHeldMs) figures.longHeld += 1;
+      }
+      if (withoutTtl >= quorumSize) figures.noTtl += 1;
+      figures.waiters += waiting;
+      if (oldestSince !== null) {
+        figures.oldestWaitS = Math.max(figures.oldestWaitS, secondsSince(oldestSince));
+        if (nowMs - oldestSince > longWaitMs) figures.longWaits += 1;
+      }
+    }
+    return figures;
+  }
+
+  /** True when the index covers the key: every reachable node is listed and follows changes. */
+  get complete(): boolean {
+    return this.watches.every((watch) => !watch.reachable || watch.complete);
+  }
+
+  listing(): Listing {
+    return {
+      complete: this.complete,
+      nodes: this.watches.map((watch, index) => {
+        const status = watch.status();
+        return {
+          nodeId: this.#nodes[index]!.id,
+          mode: status.mode,
+          asOf: status.asOf,
+          fraction: status.listing?.fraction ?? null,
+        };
+      }),
+    };
+  }
+
+  nodeStatus(index: number): NodeIndex {
+    return this.watches[index]!.status();
+  }
+
+  unreachableNodes(): string[] {
+    return this.#nodes.filter((_, index) => !this.watches[index]!.reachable).map((node) => node.id);
+  }
+
+  get truncated(): boolean {
+    return this.watches.some((watch) => watch.truncated);
+  }
+
+  /** Resolves once every change made on the nodes before the call is in the index (see NodeWatch.sync). */
+  async sync(): Promise<void> {
+    await Promise.all(this.watches.map((watch) => watch.sync()));
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    await Promise.all(this.watches.map((watch) => watch.close()));
+  }
+
+  #reads(key: string): Reads {
+    return this.watches.map((watch) => (watch.reachable ? (watch.get(key) ?? null) : undefined));
+  }
+
+  #update(key: string): void {
+    const next = stateOf(this.#reads(key), this.#options.quorumSize);
+    const previous = this.#rows.get(key);
+    if (next === (previous ?? null)) return;
+    this.#version += 1;
+    if (previous) this.#byState[previous].delete(key);
+    if (next === null) {
+      this.#rows.delete(key);
+      return;
+    }
+    this.#rows.set(key, next);
+    this.#byState[next].set(key, true);
+  }
+
+  /** A node came or went: every row's view of it changed. */
+  #updateAll(): void {
+    const keys = new Set(this.#rows.keys());
+    for (const watch of this.watches) for (const key of watch.keys()) keys.add(key);
+    for (const key of keys) this.#update(key);
+  }
+}

@@ -1,0 +1,575 @@
+import "server-only";
+/**
+ * One node of the live index: list once, then watch (the informer pattern). The node's lock keys are
+ * listed with a paced SCAN, then kept current from keyspace notifications received on a dedicated
+ * subscriber connection; only the keys a notification names are read again, coalesced and in
+ * chunks. Every gap (the subscriber or the node dropped, a restart, more changes than the budget can
+ * read) triggers a paced relist of this node only, and a slow periodic resync heals anything else.
+ * A node without notifications (and CONSOLE_ENABLE_KEYSPACE_EVENTS off) is polled: relisted in
+ * paced passes. Every read draws from the node's budget (budget.ts).
+ *
+ * Reads go over the node's one command connection, in the order they were decided: a key read after
+ * its notification arrived sees the write that caused it (Redis publishes during the write), and the
+ * last read of a key is always the latest, so the index converges to what the node holds.
+ */
+import { once } from "node:events";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Redis } from "ioredis";
+import { BTree } from "./btree";
+import type { IndexMode, ListingProgress, ListingReason, NodeIndex } from "@/lib/api";
+import { auxiliaryKeyOf, RESERVED_PREFIX } from "@redlock-console/redlock";
+import { logger, redactText } from "../logger";
+import type { ConsoleNode } from "../node-registry";
+import type { NodeKeyState } from "../snapshot/fold";
+import { compileGlob } from "../snapshot/glob";
+import { readLockKeys } from "../snapshot/read-node";
+import type { Budget } from "./budget";
+import { missingEventFlags, NEEDED_EVENT_FLAGS } from "./event-flags";
+
+/** What a node holds under a key, with its expiry as an instant on the console's clock. */
+export interface IndexedState extends Omit<NodeKeyState, "pttlMs"> {
+  /** When the key expires (console clock, epoch ms); -1: it has no TTL. */
+  readonly expiresAtMs: number;
+}
+
+interface Entry {
+  state: IndexedState;
+  /** The listing generation that last saw the key: older ones are swept when a listing ends. */
+  generation: number;
+}
+
+export interface NodeWatchOptions {
+  readonly node: ConsoleNode;
+  readonly patterns: readonly string[];
+  readonly budget: Budget;
+  readonly resyncIntervalMs: number;
+  readonly enableKeyspaceEvents: boolean;
+  /** A node that does not answer a PING within this long counts as down (a paused or hung node). */
+  readonly nodeTimeoutMs: number;
+  /** Lock keys kept per node at most. */
+  readonly maxKeys: number;
+  /** The node's state for `key` (latin1 of its bytes) changed; null: it holds nothing now. */
+  readonly onChange: (key: string, state: IndexedState | null) => void;
+  /** The node became reachable or unreachable: every row's view of it changes. */
+  readonly onReachability: () => void;
+}
+
+/** Keys per SCAN call at most: each call is bounded work on the node. */
+const SCAN_COUNT_MAX = 1_000;
+/** Keys per read script call: one chunk runs well under a millisecond on the node. */
+const READ_CHUNK_KEYS = 256;
+/** Notifications are gathered this long before their keys are read, so a burst reads each key once. */
+const COALESCE_MS = 10;
+/** Changed keys waiting to be read at most; beyond it the node is relisted instead. */
+const MAX_PENDING_KEYS = 100_000;
+/** The subscriber is pinged this often: a pong proves every earlier notification arrived. */
+const HEARTBEAT_MS = 1_000;
+/** A polling pass starts at most this often, however small the keyspace. */
+const POLL_MIN_INTERVAL_MS = 1_000;
+/** How long a listing waits for the subscriber connection before it counts as failed. */
+const SUBSCRIBE_TIMEOUT_MS = 5_000;
+/** How long sync() waits for an unreachable node before it gives up on it. */
+const SYNC_UNREACHABLE_WAIT_MS = 3_000;
+/** After a failed listing (node errors mid-way), wait this long before relisting. */
+const RELIST_BACKOFF_MS = 1_000;
+
+const compareExpiry = (a: readonly [number, string], b: readonly [number, string]) =>
+  a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
+
+/** Reasons after which the node's data cannot be trusted until the listing ends. */
+const GAP_REASONS: ReadonlySet<ListingReason> = new Set([
+  "start",
+  "reconnect",
+  "restart",
+  "overflow",
+]);
+
+export class NodeWatch {
+  readonly #options: NodeWatchOptions;
+  readonly #client: Redis;
+  readonly #subscriber: Redis;
+  readonly #patterns: ReadonlyArray<(key: string) => boolean>;
+  readonly #db: number;
+  readonly #entries = new Map<string, Entry>();
+  readonly #expiries = new BTree<readonly [number, string], true>(undefined, compareExpiry);
+  readonly #pending = new Map<string, Buffer>();
+  #generation = 0;
+  #connected = false;
+  /** False while the node leaves a PING unanswered past the node timeout: it hangs. */
+  #responsive = true;
+  #pingSentAt: number | null = null;
+  #notifications: "unknown" | "on" | "off" = "unknown";
+  #pollReason: string | null = null;
+  #listing: ListingProgress | null = null;
+  #listedOnce = false;
+  #gap = true;
+  #asOf: number | null = null;
+  #listedAt: number | null = null;
+  #listingMs: number | null = null;
+  #runId: string | null = null;
+  #truncated = false;
+  #wanted: ListingReason | null = null;
+  #subscribed = false;
+  #wake: () => void = () => {};
+  #draining = false;
+  #drainTimer: NodeJS.Timeout | undefined;
+  #timers: NodeJS.Timeout[] = [];
+  #idleWaiters: Array<() => void> = [];
+  readonly #closing = new AbortController();
+
+  constructor(options: NodeWatchOptions) {
+    this.#options = options;
+    this.#client = options.node.client;
+    this.#db = this.#client.options.db ?? 0;
+    this.#patterns = options.patterns.map(compileGlob);
+    this.#subscriber = this.#client.duplicate({
+      connectionName: "redlock-console:watch",
+      // Subscriptions are remade by hand on every connect, then the node is relisted: no blind spot.
+      autoResubscribe: false,
+      commandTimeout: undefined,
+      lazyConnect: true,
+    });
+    this.#subscriber.on("error", () => {}); // the command connection logs the node's errors
+    this.#subscriber.on("close", () => this.#subscriberLost());
+    this.#subscriber.on("ready", () => {
+      if (this.#notifications !== "off") this.#request(this.#listedOnce ? "reconnect" : "start");
+    });
+    this.#subscriber.on("pmessageBuffer", (_pattern: Buffer, channel: Buffer) =>
+      this.#notified(channel),
+    );
+    this.#client.on("ready", () => this.#nodeUp());
+    this.#client.on("close", () => this.#nodeDown());
+    // After construction: the index wires this watch up before hearing from it.
+    if (this.#client.status === "ready") queueMicrotask(() => this.#nodeUp());
+    void this.#run();
+    this.#timers.push(
+      setInterval(() => this.#heartbeat(), HEARTBEAT_MS),
+      setInterval(() => this.#request("resync"), options.resyncIntervalMs),
+    );
+  }
+
+  get reachable(): boolean {
+    return this.#connected && this.#responsive;
+  }
+
+  get #reachable(): boolean {
+    return this.reachable;
+  }
+
+  get truncated(): boolean {
+    return this.#truncated;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** What the node holds under `key` as far as the index knows (expired states dropped by sweep()). */
+  get(key: string): IndexedState | undefined {
+    return this.#entries.get(key)?.state;
+  }
+
+  keys(): IterableIterator<string> {
+    return this.#entries.keys();
+  }
+
+  mode(): IndexMode {
+    if (!this.#reachable) return "down";
+    if (this.#gap || (this.#listing && GAP_REASONS.has(this.#listing.reason))) return "listing";
+    return this.#notifications === "on" ? "watching" : "polling";
+  }
+
+  /** True once the index holds the whole node: listed at least once, and no gap since. */
+  get complete(): boolean {
+    return this.#reachable && this.#listedOnce && this.mode() !== "listing";
+  }
+
+  status(): NodeIndex {
+    return {
+      mode: this.mode(),
+      reason: this.#pollReason,
+      asOf: this.#asOf,
+      listing: this.#listing && { ...this.#listing },
+      listedAt: this.#listedAt,
+      listingMs: this.#listingMs,
+      lockKeys: this.#entries.size,
+      budgetPerS: this.#options.budget.perS,
+    };
+  }
+
+  /** Drops the states whose TTL ran out by `nowMs`: the node no longer holds them. */
+  sweep(nowMs: number): void {
+    for (;;) {
+      const first = this.#expiries.minKey();
+      if (!first || first[0] > nowMs) return;
+      this.#expiries.delete(first);
+      const entry = this.#entries.get(first[1]);
+      if (entry && entry.state.expiresAtMs === first[0]) {
+        this.#entries.delete(first[1]);
+        this.#options.onChange(first[1], null);
+      }
+    }
+  }
+
+  /**
+   * Resolves once every change made on the node before the call is in the index: a pong on the
+   * subscriber follows every notification published before it, then the reads they caused end.
+   * Polling nodes resolve after their next complete pass. For tests and for callers that must see
+   * their own writes; it costs one PING.
+   */
+  async sync(): Promise<void> {
+    const startedAt = Date.now();
+    while (!this.#closing.signal.aborted) {
+      // A node still connecting is waited for a while; one that stays down has nothing to sync.
+      if (!this.reachable && Date.now() - startedAt > SYNC_UNREACHABLE_WAIT_MS) return;
+      if (this.mode() === "watching") {
+        await this.#subscriber.ping();
+        await this.#idle();
+        if (this.mode() === "watching") return;
+      } else if ((this.#asOf ?? 0) >= startedAt && this.complete) {
+        return;
+      }
+      await sleep(20);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closing.abort();
+    for (const timer of this.#timers) clearInterval(timer);
+    clearTimeout(this.#drainTimer);
+    this.#wake();
+    this.#subscriber.disconnect();
+  }
+
+  #nodeUp(): void {
+    if (this.#connected) return;
+    this.#connected = true;
+    this.#responsive = true;
+    this.#options.onReachability();
+    this.#request(this.#listedOnce ? "reconnect" : "start");
+  }
+
+  #nodeDown(): void {
+    if (!this.#connected) return;
+    this.#connected = false;
+    this.#gap = true;
+    this.#options.onReachability();
+  }
+
+  /**
+   * A paused or hung node keeps its connections open but answers nothing: a PING on the command
+   * connection every heartbeat, unanswered past the node timeout, marks it down until it answers.
+   * Nothing is lost meanwhile (notifications wait in the socket), so its return needs no relist.
+   */
+  #checkLiveness(): void {
+    if (!this.#connected) return;
+    const nowMs = Date.now();
+    if (this.#pingSentAt !== null) {
+      if (this.#responsive && nowMs - this.#pingSentAt > this.#options.nodeTimeoutMs) {
+        this.#responsive = false;
+        this.#options.onReachability();
+      }
+      return;
+    }
+    this.#pingSentAt = nowMs;
+    const setResponsive = (responsive: boolean) => {
+      if (this.#responsive === responsive) return;
+      this.#responsive = responsive;
+      this.#options.onReachability();
+      if (responsive) this.#wake();
+    };
+    // The command timeout rejects a PING the node leaves unanswered: it hangs (or is paused).
+    this.#client
+      .ping()
+      .then(
+        () => setResponsive(true),
+        () => setResponsive(false),
+      )
+      .finally(() => (this.#pingSentAt = null));
+  }
+
+  #subscriberLost(): void {
+    // Notifications published while the subscriber was away are lost: the node is relisted on return.
+    if (this.#subscribed) this.#gap = true;
+    this.#subscribed = false;
+  }
+
+  /** Subscribes to the lock patterns' and the library's keyspace channels (before a listing scans). */
+  async #subscribe(): Promise<void> {
+    if (this.#subscriber.status !== "ready") {
+      if (this.#subscriber.status === "wait") void this.#subscriber.connect().catch(() => {});
+      await once(this.#subscriber, "ready", {
+        signal: AbortSignal.any([this.#closing.signal, AbortSignal.timeout(SUBSCRIBE_TIMEOUT_MS)]),
+      });
+    }
+    const prefix = `__keyspace@${this.#db}__:`;
+    const patterns = [...this.#options.patterns, `${RESERVED_PREFIX}*`].map((p) => prefix + p);
+    await this.#subscriber.psubscribe(...patterns);
+    this.#subscribed = true;
+  }
+
+  /**
+   * Whether the node publishes the notifications the index needs, turning them on when allowed.
+   * Without them the node is polled: correct, slower, within the same budget.
+   */
+  async #checkNotifications(): Promise<boolean> {
+    let flags: string;
+    try {
+      const reply = (await this.#client.config("GET", "notify-keyspace-events")) as string[];
+      flags = reply[1] ?? "";
+    } catch (error) {
+      // Managed services often rename CONFIG away: without it the flags cannot be known.
+      this.#setNotifications(false);
+      this.#pollReason = `CONFIG GET notify-keyspace-events failed (${redactText(String(error))}): polling`;
+      return false;
+    }
+    let missing = missingEventFlags(flags);
+    if (missing.length > 0 && this.#options.enableKeyspaceEvents) {
+      try {
+        await this.#client.config("SET", "notify-keyspace-events", flags + missing.join(""));
+        logger.info(
+          { node: this.#options.node.address, flags: flags + missing.join("") },
+          "turned on keyspace notifications (CONSOLE_ENABLE_KEYSPACE_EVENTS)",
+        );
+        missing = [];
+      } catch (error) {
+        this.#pollReason = `notify-keyspace-events is "${flags}" and CONFIG SET failed (${redactText(String(error))}): polling`;
+      }
+    } else if (missing.length > 0) {
+      this.#pollReason = `notify-keyspace-events is "${flags}", lacking ${missing.join("")} (needs ${NEEDED_EVENT_FLAGS}); set CONSOLE_ENABLE_KEYSPACE_EVENTS=true or configure the node: polling`;
+    }
+    const on = missing.length === 0;
+    if (on) this.#pollReason = null;
+    this.#setNotifications(on);
+    return on;
+  }
+
+  #setNotifications(on: boolean): void {
+    if (!on && this.#subscribed) void this.#subscriber.punsubscribe().catch(() => {});
+    if (!on) this.#subscribed = false;
+    this.#notifications = on ? "on" : "off";
+  }
+
+  #notified(channel: Buffer): void {
+    // __keyspace@<db>__:<key> — the key's bytes follow the prefix.
+    const prefixLength = channel.indexOf(":") + 1;
+    const key = channel.subarray(prefixLength);
+    let name = key.toString("latin1");
+    if (name.startsWith(RESERVED_PREFIX)) {
+      // An auxiliary key (waiters, 1.x owner entry) changes its resource's row.
+      const auxiliary = auxiliaryKeyOf(name);
+      if (!auxiliary || auxiliary.kind === "fence") return;
+      name = auxiliary.resource;
+      if (!this.#patterns.some((matches) => matches(name))) return;
+      this.#markChanged(name, Buffer.from(name, "latin1"));
+      return;
+    }
+    this.#markChanged(name, key);
+  }
+
+  #markChanged(name: string, key: Buffer): void {
+    if (this.#pending.size >= MAX_PENDING_KEYS) {
+      // More changes than the budget can read: drop them and relist instead (paced, bounded).
+      this.#pending.clear();
+      this.#gap = true;
+      this.#request("overflow");
+      return;
+    }
+    this.#pending.set(name, key);
+    this.#drainTimer ??= setTimeout(() => void this.#drain(), COALESCE_MS);
+  }
+
+  /** Reads the changed keys, a chunk at a time, within the budget. */
+  async #drain(): Promise<void> {
+    this.#drainTimer = undefined;
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      while (this.#pending.size > 0 && !this.#closing.signal.aborted) {
+        const chunk: Buffer[] = [];
+        for (const [name, key] of this.#pending) {
+          this.#pending.delete(name);
+          chunk.push(key);
+          if (chunk.length >= READ_CHUNK_KEYS) break;
+        }
+        await this.#read(chunk);
+      }
+    } catch {
+      // The node failed mid-read: it is relisted when it answers again.
+      this.#pending.clear();
+      this.#gap = true;
+      this.#request("reconnect");
+    } finally {
+      this.#draining = false;
+      if (this.#pending.size === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  #idle(): Promise<void> {
+    if (this.#pending.size === 0 && !this.#draining && this.#drainTimer === undefined)
+      return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /**
+   * Reads `keys` and applies what the node holds; returns the locks found. A key a notification
+   * named costs one from the budget; a key a listing's SCAN returned was paid for by the SCAN.
+   */
+  async #read(keys: readonly Buffer[], paid = false): Promise<number> {
+    if (!paid) await this.#options.budget.take(keys.length, this.#closing.signal);
+    const readAtMs = Date.now();
+    const { states } = await readLockKeys(this.#client, keys, readAtMs);
+    let found = 0;
+    keys.forEach((key, index) => {
+      const state = states[index] ?? null;
+      if (state) found += 1;
+      this.#apply(key.toString("latin1"), state, readAtMs);
+    });
+    return found;
+  }
+
+  #apply(name: string, read: NodeKeyState | null, readAtMs: number): void {
+    const entry = this.#entries.get(name);
+    if (entry) this.#expiries.delete([entry.state.expiresAtMs, name]);
+    if (read === null) {
+      if (entry) {
+        this.#entries.delete(name);
+        this.#options.onChange(name, null);
+      }
+      return;
+    }
+    if (!entry && this.#entries.size >= this.#options.maxKeys) {
+      this.#truncated = true;
+      return;
+    }
+    const { pttlMs, ...rest } = read;
+    const state: IndexedState = { ...rest, expiresAtMs: pttlMs < 0 ? -1 : readAtMs + pttlMs };
+    if (state.expiresAtMs >= 0) this.#expiries.set([state.expiresAtMs, name], true);
+    this.#entries.set(name, { state, generation: this.#generation });
+    this.#options.onChange(name, state);
+  }
+
+  #request(reason: ListingReason): void {
+    if (this.#closing.signal.aborted) return;
+    // A resync or poll never replaces a pending relist after a gap.
+    if (this.#wanted && GAP_REASONS.has(this.#wanted) && !GAP_REASONS.has(reason)) return;
+    if (reason === "resync" && (this.#notifications !== "on" || this.#listing)) return;
+    this.#wanted = reason;
+    this.#wake();
+  }
+
+  #heartbeat(): void {
+    this.#checkLiveness();
+    if (this.mode() !== "watching" || this.#subscriber.status !== "ready") return;
+    const sentAt = Date.now();
+    this.#subscriber.ping().then(
+      async () => {
+        await this.#idle();
+        if (this.mode() === "watching") this.#asOf = Math.max(this.#asOf ?? 0, sentAt);
+      },
+      () => {},
+    );
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#closing.signal.aborted) {
+      const reason = this.#wanted;
+      if (reason === null || !this.#reachable) {
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+        continue;
+      }
+      this.#wanted = null;
+      try {
+        await this.#list(reason);
+      } catch (error) {
+        if (this.#closing.signal.aborted) return;
+        logger.warn(
+          { node: this.#options.node.address, reason, error: redactText(String(error)) },
+          "listing failed; retrying",
+        );
+        this.#listing = null;
+        this.#wanted ??= this.#listedOnce ? "reconnect" : "start";
+        await sleep(RELIST_BACKOFF_MS, undefined, { signal: this.#closing.signal }).catch(() => {});
+      }
+    }
+  }
+
+  /** One paced listing: SCAN every pattern, read what it returns, then sweep what it did not see. */
+  async #list(reason: ListingReason): Promise<void> {
+    const budget = this.#options.budget;
+    const signal = this.#closing.signal;
+    await budget.take(3, signal);
+    // Subscribed before the scan begins, so every change from here on arrives as a notification.
+    if ((await this.#checkNotifications()) && !this.#subscribed) {
+      if (!GAP_REASONS.has(reason)) reason = "reconnect";
+      await this.#subscribe();
+    }
+    const [info, keysTotal] = await Promise.all([
+      this.#client.info("server"),
+      this.#client.dbsize(),
+    ]);
+    const runId = /run_id:(\w+)/.exec(info)?.[1] ?? null;
+    if (this.#runId !== null && runId !== this.#runId) {
+      // Restarted or failed over: what it held may be gone. Forget it now, relist from nothing.
+      reason = "restart";
+      this.#gap = true;
+      for (const name of [...this.#entries.keys()]) this.#apply(name, null, Date.now());
+    }
+    this.#runId = runId;
+    if (GAP_REASONS.has(reason)) this.#gap = true;
+    this.#generation += 1;
+    const startedAt = Date.now();
+    const progress: ListingProgress = {
+      reason,
+      startedAt,
+      keysVisited: 0,
+      keysTotal,
+      locksFound: 0,
+      fraction: keysTotal > 0 ? 0 : null,
+    };
+    const keysToVisit = keysTotal * this.#options.patterns.length;
+    this.#listing = progress;
+    const count = Math.max(10, Math.min(SCAN_COUNT_MAX, budget.burst));
+    for (const pattern of this.#options.patterns) {
+      let cursor = "0";
+      do {
+        await budget.take(count, signal);
+        const [next, batch] = await this.#client.scanBuffer(
+          cursor,
+          "MATCH",
+          pattern,
+          "COUNT",
+          count,
+        );
+        cursor = next.toString();
+        progress.keysVisited += count;
+        if (keysToVisit > 0) progress.fraction = Math.min(0.99, progress.keysVisited / keysToVisit);
+        const keys = batch.filter((key) => !key.toString("latin1").startsWith(RESERVED_PREFIX));
+        for (let start = 0; start < keys.length; start += READ_CHUNK_KEYS)
+          progress.locksFound += await this.#read(keys.slice(start, start + READ_CHUNK_KEYS), true);
+      } while (cursor !== "0");
+    }
+    // What the listing did not see, and no notification touched since it began, is gone.
+    for (const [name, entry] of [...this.#entries]) {
+      if (entry.generation < this.#generation) this.#apply(name, null, Date.now());
+    }
+    const endedAt = Date.now();
+    this.#listing = null;
+    this.#listedOnce = true;
+    this.#listedAt = endedAt;
+    this.#listingMs = endedAt - startedAt;
+    if (this.#notifications === "on") {
+      // Subscribed before the listing began: whatever changed since reached the index as notifications.
+      if (this.#subscribed) {
+        this.#gap = false;
+        this.#asOf = endedAt;
+      }
+    } else {
+      this.#gap = false;
+      this.#asOf = startedAt;
+      const waitMs = POLL_MIN_INTERVAL_MS - (endedAt - startedAt);
+      if (waitMs > 0) await sleep(waitMs, undefined, { signal }).catch(() => {});
+      this.#request("poll");
+    }
+  }
+}
