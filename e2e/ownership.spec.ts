@@ -55,7 +55,9 @@ test("the overview and the lock page show the owner, a ticking age and the waite
   const row = overview.row(resource);
   await expect(row.getByText("billing / worker-7 / 4242")).toBeVisible();
   await expect(row.getByText(/^1 ·/)).toBeVisible();
-  await expect(row.getByTitle("Extensions since acquired")).toHaveText(/3/);
+  await expect(row.getByTitle("The holder extended its lock since acquiring it")).toHaveText(
+    /extended 3×/,
+  );
   const heldForMs = async () =>
     Number(await row.locator("[data-elapsed-ms]").first().getAttribute("data-elapsed-ms"));
   const first = await heldForMs();

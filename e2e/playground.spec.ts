@@ -19,7 +19,8 @@ test("playground acquires with a fencing token, extends and releases, showing ev
   await expect(playground.votes.getByText("for", { exact: true })).toHaveCount(5);
   await expect(playground.heldLock.getByText(/^\d+$/)).toBeVisible(); // the fencing token
   const [value] = await masters.valuesOf(resource);
-  expect(value).toMatch(/^[0-9a-f]{40}$/);
+  // The console locks with owner labels: the 2.x value carries them (rl1:<token>:<json>).
+  expect(value).toMatch(/^rl1:[0-9a-f]{40}:\{"acquiredAt":\d+,"ttlMs":5000,"labels":\{/);
   const afterAcquireMs = await playground.remainingMs();
   expect(afterAcquireMs).toBeLessThanOrEqual(5_000);
 

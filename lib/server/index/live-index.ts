@@ -11,6 +11,7 @@ import { BTree } from "./btree";
 import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/api";
 import type { ConsoleNode } from "../node-registry";
 import { foldResource, type FlagThresholds, type NodeKeyState } from "../snapshot/fold";
+import { ownerOfValue } from "../snapshot/ownership";
 import { describeKey } from "../snapshot/snapshot";
 import { createBudget } from "./budget";
 import { NodeWatch, type IndexedState } from "./node-watch";
@@ -86,6 +87,7 @@ export class LiveIndex {
           nodeTimeoutMs: options.nodeTimeoutMs,
           maxKeys: options.maxKeys,
           onChange: (key) => this.#update(key),
+          shared: (name, value) => this.#shared(name, value),
           onReachability: () => this.#updateAll(),
         }),
     );
@@ -128,11 +130,20 @@ export class LiveIndex {
   row(key: string, nowMs: number): LockRow | null {
     const reads = this.#reads(key);
     if (!reads.some(Boolean)) return null;
-    const perNode = reads.map((read): NodeKeyState | null | undefined =>
-      read
-        ? { ...read, pttlMs: read.expiresAtMs < 0 ? -1 : Math.max(0, read.expiresAtMs - nowMs) }
-        : read,
-    );
+    const perNode = reads.map((read): NodeKeyState | null | undefined => {
+      if (!read) return read;
+      const pttlMs = read.expiresAtMs < 0 ? -1 : read.expiresAtMs - nowMs;
+      // Expired by the clock but not swept yet: the node no longer holds it.
+      if (read.expiresAtMs >= 0 && pttlMs <= 0) return null;
+      return {
+        value: read.value,
+        pttlMs,
+        format: read.format,
+        holdCount: read.holdCount,
+        owner: read.legacyOwner ?? ownerOfValue(read.value),
+        waiters: read.waiters ?? undefined,
+      };
+    });
     const named = ASCII.test(key) ? { resource: key } : describeKey(Buffer.from(key, "latin1"));
     const thresholds: FlagThresholds = {
       serverTimeMs: nowMs,
@@ -179,7 +190,7 @@ export class LiveIndex {
       let oldestSince: number | null = null;
       for (const read of this.#reads(key)) {
         if (!read) continue;
-        if (read.owner && heldSince === null) heldSince = read.owner.acquiredAt;
+        if (read.acquiredAtMs !== null && heldSince === null) heldSince = read.acquiredAtMs;
         if (read.expiresAtMs < 0) withoutTtl += 1;
         waiting = Math.max(waiting, read.waiters?.count ?? 0);
         const since = read.waiters?.oldestSince ?? null;
@@ -243,6 +254,17 @@ export class LiveIndex {
 
   #reads(key: string): Reads {
     return this.watches.map((watch) => (watch.reachable ? (watch.get(key) ?? null) : undefined));
+  }
+
+  /** The key name and value instances another node already holds, when equal (see NodeWatchOptions.shared). */
+  #shared(name: string, value: string): { name: string; value: string } {
+    const pair = this.#rows.getPairOrNextHigher(name);
+    const sharedName = pair && pair[0] === name ? pair[0] : name;
+    for (const watch of this.watches) {
+      const held = watch.get(name);
+      if (held?.value === value) return { name: sharedName, value: held.value };
+    }
+    return { name: sharedName, value };
   }
 
   #update(key: string): void {
