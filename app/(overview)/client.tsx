@@ -5,6 +5,7 @@ import { ErrorNotice } from "@/components/ui/error-notice";
 import { MAX_ROWS, useLocks } from "../_queries/locks";
 import { useNodes } from "../_queries/nodes";
 import { LocksFilters } from "./locks-filters";
+import { ListingNotice } from "@/components/locks/index-status";
 import { LocksSummary } from "./locks-summary";
 import { LocksTable } from "./locks-table";
 import { NodeStrip } from "./node-strip";
@@ -46,13 +47,16 @@ function LocksSection() {
         onGroupByChange={params.setGroupBy}
       />
       {locks.error && <ErrorNotice error={locks.error} title="Locks could not be loaded" />}
+      {locks.data && <ListingNotice listing={locks.data.listing} />}
       {locks.data && <LocksSummary locks={locks.data} shown={rows.length} cappedAt={MAX_ROWS} />}
-      {locks.isPending && !locks.error && <p className="muted">Scanning the nodes…</p>}
+      {locks.isPending && !locks.error && <p className="muted">Loading the locks…</p>}
       {locks.data && rows.length === 0 && (
         <p className="notice notice-info">
-          {filter.match || filter.state || owner
-            ? "No lock matches these filters."
-            : "No locks are held right now."}
+          {!locks.data.listing.complete
+            ? "Listing… no locks found yet."
+            : filter.match || filter.state || owner
+              ? "No lock matches these filters."
+              : "No locks are held right now."}
         </p>
       )}
       {rows.length > 0 && (

@@ -1,3 +1,4 @@
+import { NodeIndexStatus } from "@/components/locks/index-status";
 import { ValidityCountdown } from "@/components/locks/validity-countdown";
 import { formatLatencyMs, formatUptimeS } from "@/components/ui/format";
 import type { NodeInfo, NodeStatus } from "@/lib/api/nodes";
@@ -36,13 +37,14 @@ function NodeCard({ node }: { node: NodeInfo }) {
           </>
         )}
       </dl>
+      <NodeIndexStatus index={node.index} />
       {node.error && <p className={styles.error}>{node.error}</p>}
       <NodeWarningChips node={node} />
     </li>
   );
 }
 
-/** The configured nodes side by side: status, PING latency, uptime, quarantine and warnings. */
+/** The configured nodes side by side: status, PING latency, uptime, quarantine, warnings, and how the index follows each. */
 export function NodeStrip({ nodes, quorumSize }: { nodes: NodeInfo[]; quorumSize: number }) {
   const upCount = nodes.filter((node) => node.status === "up").length;
   return (

@@ -19,18 +19,13 @@ export interface Core {
 
 const retryFailedMessage = "The operation was unable to achieve a quorum during its retry window.";
 
-/** Names the quarantined nodes of the last attempt, so an operator sees why a quorum was missing. */
-function describeFailure(last: Attempt | undefined): string {
-  const quarantined = (last?.answers ?? []).flatMap((answer) =>
+/** The quarantined nodes among the last attempt's votes against (ExecutionError.quarantined). */
+function quarantinedIn(last: Attempt | undefined): ExecutionError["quarantined"] {
+  return (last?.answers ?? []).flatMap((answer) =>
     answer?.vote === "against" && answer.error instanceof NodeQuarantinedError
-      ? [answer.error]
+      ? [{ address: answer.error.address, quarantinedUntil: answer.error.quarantinedUntil }]
       : [],
   );
-  if (quarantined.length === 0) return retryFailedMessage;
-  const list = quarantined.map(
-    (error) => `${error.address} until ${new Date(error.quarantinedUntil).toISOString()}`,
-  );
-  return `${retryFailedMessage} Quarantined after a restart: ${list.join(", ")}.`;
 }
 
 export interface RetryStep<T> {
@@ -80,5 +75,5 @@ export async function withRetries<T>(
     else await sleep(waitMs, undefined, { signal });
   }
   report("failure");
-  throw new ExecutionError(describeFailure(last), attempts);
+  throw new ExecutionError(retryFailedMessage, attempts, quarantinedIn(last));
 }

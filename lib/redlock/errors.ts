@@ -19,6 +19,11 @@ export class ExecutionError extends RedlockError {
   constructor(
     message: string,
     readonly attempts: ReadonlyArray<Promise<ExecutionStats>>,
+    /**
+     * Nodes whose vote the last attempt withheld because they restarted recently (restart
+     * quarantine), and until when: context kept out of the message, which is node-redlock's.
+     */
+    readonly quarantined: ReadonlyArray<{ address: string; quarantinedUntil: number }> = [],
   ) {
     super(message);
   }

@@ -90,7 +90,10 @@ export class RedlockNode {
       );
     }
     const status = (this.connection as { status?: string }).status;
-    if (status !== undefined && !SENDABLE_STATUSES.has(status)) {
+    // A client that gave up ("end") refuses at once, with its own error ("Connection is closed."
+    // for ioredis), which is the vote node-redlock reports: let it answer. A client that is
+    // reconnecting would queue the command instead, so it is not sent (no unbounded queues).
+    if (status !== undefined && status !== "end" && !SENDABLE_STATUSES.has(status)) {
       return new NodeUnavailableError(
         this.address,
         `Node ${this.address} is not connected (${status}).`,

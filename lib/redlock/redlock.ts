@@ -55,7 +55,7 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
     super();
     this.clients = new Set(clients);
     if (this.clients.size === 0)
-      throw new TypeError("Redlock must be instantiated with at least one redis client.");
+      throw new Error("Redlock must be instantiated with at least one redis client.");
     this.settings = resolveSettings(defaultSettings, settings);
     const nodes = [...this.clients].map(
       (client, index) =>

@@ -134,7 +134,8 @@ export function validityMs(ttlMs: number, elapsedMs: number, driftFactor: number
 
 export function assertTtl(ttlMs: number): void {
   if (typeof ttlMs !== "number" || Math.floor(ttlMs) !== ttlMs) {
-    throw new TypeError("Duration must be an integer value in milliseconds.");
+    // node-redlock's class and message, so code that matches on them keeps working.
+    throw new Error("Duration must be an integer value in milliseconds.");
   }
   if (ttlMs <= 0)
     throw new RangeError(`Duration must be a positive number of milliseconds, got ${ttlMs}.`);

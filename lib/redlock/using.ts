@@ -26,7 +26,7 @@ export async function using<T>(
   const thresholdMs =
     settings.automaticExtensionThreshold ?? redlock.settings.automaticExtensionThreshold;
   if (durationMs < thresholdMs + 100) {
-    throw new RangeError(
+    throw new Error(
       "A lock `duration` must be at least 100ms greater than the `automaticExtensionThreshold` setting.",
     );
   }
