@@ -11,6 +11,11 @@ import type { ExecutionStats, OperationEvent } from "./types";
 export interface Core {
   readonly nodes: readonly RedlockNode[];
   emitOperation(event: OperationEvent): void;
+  /**
+   * Emits `"error"` for every vote against of an attempt, ResourceLockedError included, as
+   * node-redlock does; a no-op when nobody listens.
+   */
+  emitVoteErrors(stats: ExecutionStats): void;
   /** False when nobody listens to "operation" or "error": the event need not be built. */
   wantsEvents(): boolean;
   /** Wakes a waiting acquire when its resources are released (handoff.ts); unset: plain sleeps. */
@@ -63,6 +68,7 @@ export async function withRetries<T>(
     const { attempt, result, retryable = true } = await step();
     last = attempt;
     attempts.push(attempt.stats);
+    void attempt.stats.then(core.emitVoteErrors);
     if (result !== undefined) {
       report("success");
       return { result, attempts };

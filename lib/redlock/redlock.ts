@@ -20,6 +20,7 @@ import {
 import { loadTracer, startOperationSpan, type OperationSpan } from "./telemetry";
 import type {
   Client,
+  ExecutionStats,
   NodeState,
   Operation,
   OperationEvent,
@@ -41,7 +42,8 @@ export const LOCK_BATCH_SCRIPT = defineBatchScript([
 
 /**
  * The Redlock algorithm on independent Redis masters, with node-redlock v5's API.
- * Emits `"error"` for each node error (only when listened to, as node-redlock) and `"operation"`
+ * Emits `"error"` for each vote against of every attempt (ResourceLockedError included, only when
+ * listened to, as node-redlock) and `"operation"`
  * (an OperationEvent) after every acquire, extend and release.
  */
 export default class Redlock extends EventEmitter implements LockManager, LockOperations {
@@ -67,10 +69,10 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
       wantsEvents: () => this.listenerCount("operation") > 0 || this.listenerCount("error") > 0,
       emitOperation: (event: OperationEvent) => {
         this.emit("operation", event);
+      },
+      emitVoteErrors: (stats: ExecutionStats) => {
         if (this.listenerCount("error") === 0) return;
-        for (const node of event.nodes)
-          if (node?.error && !node.error.name.startsWith("ResourceLocked"))
-            this.emit("error", node.error);
+        for (const error of stats.votesAgainst.values()) this.emit("error", error);
       },
     };
   }

@@ -104,6 +104,7 @@ export async function release(
   const latencyMs = performance.now() - startMono;
   const counts = countAnswers(attempt.answers);
   const settled = attempt.stats.then(() => countAnswers(attempt.answers));
+  void attempt.stats.then(core.emitVoteErrors);
   if (core.wantsEvents())
     void attempt.stats.then((stats) =>
       core.emitOperation({
