@@ -13,7 +13,9 @@ test("every node card says it is watched and how fresh its data is", async ({ pa
   for (const id of ["node-1", "node-2", "node-3", "node-4", "node-5"]) {
     const card = overview.nodeCard(id);
     await expect(card.getByTestId("node-index-mode")).toHaveText("watching");
-    await expect(card.getByTestId("node-index-freshness")).toHaveText(/^as of (\d+\.\d s|\d+m \d\ds) ago$/);
+    await expect(card.getByTestId("node-index-freshness")).toHaveText(
+      /^as of (\d+\.\d s|\d+m \d\ds) ago$/,
+    );
   }
   await expect(page.getByTestId("listing-notice")).toHaveCount(0);
 });
