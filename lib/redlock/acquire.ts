@@ -121,6 +121,11 @@ export async function acquire(
         }
         return step;
       },
+      // A listed wait retries the moment the release hands it the resource, or after the delay.
+      (delayMs, pauseSignal) =>
+        waiter
+          ? waiter.pause(delayMs, pauseSignal)
+          : sleep(delayMs, undefined, { signal: pauseSignal }),
     );
     return { ...result, attempts };
   } finally {

@@ -51,6 +51,9 @@ export async function withRetries<T>(
   settings: Settings,
   signal: AbortSignal | undefined,
   step: () => Promise<RetryStep<T>>,
+  /** Waits between attempts (an acquire's wait can be cut short by a handoff); default: sleep. */
+  pause: (delayMs: number, signal?: AbortSignal) => Promise<unknown> = (delayMs, signal) =>
+    sleep(delayMs, undefined, { signal }),
 ): Promise<{ result: T; attempts: Promise<ExecutionStats>[] }> {
   const startMono = performance.now();
   const attempts: Promise<ExecutionStats>[] = [];
@@ -74,11 +77,7 @@ export async function withRetries<T>(
       return { result, attempts };
     }
     if (!retryable || (settings.retryCount !== -1 && index >= settings.retryCount)) break;
-    // An acquire retries the moment a node reports the lock released, at most retryDelay ± jitter later.
-    const waitMs = retryWaitMs(settings);
-    if (event.operation === "acquire" && core.releaseWaiter && settings.wakeOnRelease)
-      await core.releaseWaiter.wait(event.resources, waitMs, signal);
-    else await sleep(waitMs, undefined, { signal });
+    await pause(retryWaitMs(settings), signal);
   }
   report("failure");
   throw new ExecutionError(retryFailedMessage, attempts, quarantinedIn(last));

@@ -1,93 +1,57 @@
+import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { quorumSize } from "./quorum";
 import { isNodeRedisClient, type Client } from "./client-adapter";
 
-/** The release script publishes here (redis.pcall, so an ACL without channels never fails a release). */
-export const RELEASED_CHANNEL_PREFIX = "redlock:released:";
-
-/**
- * Waking every contender at the same instant makes them split the nodes between them, so that
- * nobody wins and all sleep out retryDelay (measured: 5x fewer handoffs/s than sleeping, 16
- * contenders). Each retries at a random point of this window instead: the first usually wins, and
- * one that collides has cleaned up before the next arrives.
- */
-const WAKE_SPREAD_MS = 5;
-
-/** How long a channel stays subscribed after its last waiter left: contention comes in bursts. */
-const LINGER_MS = 1_000;
+/** Each Redlock instance listens on its own channel: `redlock:wake:<16 hex>`. */
+export const WAKE_CHANNEL_PREFIX = "redlock:wake:";
 
 type Wake = () => void;
 
+/** How long the first contended wait of an instance waits for its subscriptions, at most. */
+const READY_TIMEOUT_MS = 1_000;
+
 /**
- * One lazily created subscriber connection to one node (`client.duplicate()`), subscribed to the
- * release channel of each resource someone waits on, and only while they wait (plus LINGER_MS).
- * With no channel left it disconnects, so an idle Redlock holds no extra connection.
+ * One subscriber connection to one node (`client.duplicate()`), made at the instance's first
+ * contended acquire and kept for its life (Redlock.quit closes it), subscribed to the instance's
+ * wake channel. A release on that node publishes a wait id there when it hands the resource to that
+ * wait (release.ts, wakeNext); the message goes to that wait only.
  */
 class NodeSubscriber {
   private subscriber: Redis | undefined;
-  private readonly waiters = new Map<string, Set<Wake>>();
-  private readonly lingering = new Map<string, NodeJS.Timeout>();
+  /** Resolves once the channel is subscribed: only then is a waiter listed with it. */
+  private subscribed: Promise<boolean> | undefined;
 
   constructor(
     private readonly client: Redis,
-    private readonly keyPrefix: string,
+    private readonly channel: string,
+    private readonly deliver: (waitId: string) => void,
   ) {}
 
-  add(resource: string, wake: Wake): void {
-    const channel = RELEASED_CHANNEL_PREFIX + this.keyPrefix + resource;
-    const linger = this.lingering.get(channel);
-    if (linger) {
-      clearTimeout(linger);
-      this.lingering.delete(channel);
-    }
-    let set = this.waiters.get(channel);
-    if (!set) {
-      set = new Set();
-      this.waiters.set(channel, set);
-      if (!linger)
-        void this.connection()
-          .subscribe(channel)
-          .catch(() => undefined);
-    }
-    set.add(wake);
-  }
-
-  remove(resource: string, wake: Wake): void {
-    const channel = RELEASED_CHANNEL_PREFIX + this.keyPrefix + resource;
-    const set = this.waiters.get(channel);
-    if (!set?.delete(wake) || set.size > 0) return;
-    this.waiters.delete(channel);
-    const timer = setTimeout(() => this.unsubscribe(channel), LINGER_MS);
-    timer.unref();
-    this.lingering.set(channel, timer);
-  }
-
-  close(): void {
-    for (const timer of this.lingering.values()) clearTimeout(timer);
-    this.lingering.clear();
-    this.waiters.clear();
-    this.subscriber?.disconnect();
-    this.subscriber = undefined;
-  }
-
-  private unsubscribe(channel: string): void {
-    this.lingering.delete(channel);
-    if (this.waiters.has(channel)) return;
-    if (this.waiters.size === 0 && this.lingering.size === 0) return this.close();
-    void this.subscriber?.unsubscribe(channel).catch(() => undefined);
-  }
-
-  private connection(): Redis {
-    if (this.subscriber) return this.subscriber;
+  /** True when the channel is subscribed now; starts subscribing otherwise. */
+  ready(): Promise<boolean> {
+    if (this.subscribed) return this.subscribed;
     const subscriber = this.client.duplicate();
     // Errors surface as reconnects (ioredis re-subscribes on its own); a waiter then just sleeps.
     subscriber.on("error", () => undefined);
-    subscriber.on("message", (channel: string) => {
-      const set = this.waiters.get(channel);
-      if (set) for (const wake of [...set]) wake();
-    });
+    subscriber.on("message", (_channel: string, waitId: string) => this.deliver(waitId));
     this.subscriber = subscriber;
-    return subscriber;
+    this.subscribed = subscriber.subscribe(this.channel).then(
+      () => true,
+      () => {
+        // Not subscribed (an ACL without channels, a node down): try again at the next contention.
+        this.subscribed = undefined;
+        subscriber.disconnect();
+        return false;
+      },
+    );
+    return this.subscribed;
+  }
+
+  close(): void {
+    this.subscriber?.disconnect();
+    this.subscriber = undefined;
+    this.subscribed = undefined;
   }
 }
 
@@ -105,61 +69,79 @@ const canSubscribe = (client: Client): client is Redis =>
   typeof (client as { duplicate?: unknown }).duplicate === "function";
 
 /**
- * Lets a contender that lost an acquire wake up as soon as the lock is released, instead of
- * sleeping out `retryDelay`: the release script PUBLISHes on `redlock:released:<key>` on each node
- * where it deleted the key. A Cluster client, a node-redis client, or one without `duplicate()`,
- * just sleeps.
+ * Handoff to the next in line. A contender that lost an acquire lists itself in the resource's
+ * waiters set (waiters.ts) with this instance's wake channel; the release picks the longest-waiting
+ * live contender on each node and publishes its wait id there, so the lock passes in about one
+ * round trip, in arrival order, and nobody else is woken. The woken wait retries once a majority of
+ * nodes handed it the resource. A lost message, a dead waiter or a node that cannot publish cost
+ * at most the sleeping retry (`retryDelay ± retryJitter`) that every wait keeps as its fallback.
+ * Cluster and node-redis clients just sleep.
  */
 export class ReleaseWaiter {
+  /** This instance's wake channel. */
+  readonly channel = `${WAKE_CHANNEL_PREFIX}${randomBytes(8).toString("hex")}`;
   private readonly subscribers: NodeSubscriber[];
-  /** Nodes that must report the release: waking at the first would retry into the rest's keys. */
+  /** Nodes that must hand the resource over: waking at the first would retry into the rest's keys. */
   private readonly needed: number;
+  private readonly waits = new Map<string, Wake>();
+  /** True once a majority of nodes confirmed the subscription: waits are listed with the channel. */
+  isReady = false;
 
   constructor(clients: readonly Client[]) {
+    const deliver = (waitId: string) => this.waits.get(waitId)?.();
     this.subscribers = clients
       .filter(canSubscribe)
-      .map((client) => new NodeSubscriber(client, client.options.keyPrefix ?? ""));
-    this.needed = Math.min(quorumSize(clients.length), this.subscribers.length);
+      .map((client) => new NodeSubscriber(client, this.channel, deliver));
+    this.needed = quorumSize(clients.length);
   }
 
   /**
-   * Resolves after `delayMs`, or as soon as a majority of nodes reported a release of one of
-   * `resources` (the lock is free there, so a retry can win) plus a random spread of at most
-   * WAKE_SPREAD_MS, or
-   * rejects when `signal` aborts. Without a subscriber-capable node it is a plain sleep.
+   * Whether waits can be woken: a majority of nodes have the channel subscribed. Starts subscribing
+   * at the first call; until it resolves true a waiter is listed without the channel (and sleeps).
    */
-  wait(resources: readonly string[], delayMs: number, signal?: AbortSignal): Promise<void> {
+  ready(): Promise<boolean> {
+    if (this.subscribers.length < this.needed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      let subscribed = 0;
+      let failed = 0;
+      // A node that is down never confirms: the wait sleeps this once, and asks again next time.
+      const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+      for (const subscriber of this.subscribers) {
+        void subscriber.ready().then((ok) => {
+          if (ok) subscribed += 1;
+          else failed += 1;
+          if (subscribed === this.needed) {
+            this.isReady = true;
+            resolve(true);
+          }
+          if (this.subscribers.length - failed < this.needed) resolve(false);
+          if (subscribed + failed === this.subscribers.length) clearTimeout(timer);
+        });
+      }
+    });
+  }
+
+  /**
+   * Resolves after `delayMs`, or as soon as a majority of nodes handed the wait `waitId` its
+   * resource, or rejects when `signal` aborts.
+   */
+  wait(waitId: string, delayMs: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(abortError(signal));
-      let done = false;
+      let heard = 0;
       const finish = (error?: unknown) => {
-        if (done) return;
-        done = true;
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
-        this.subscribers.forEach((subscriber, index) => {
-          for (const resource of resources) subscriber.remove(resource, wakes[index]!);
-        });
+        this.waits.delete(waitId);
         if (error === undefined) resolve();
         else reject(error as Error);
       };
-      let heard = 0;
-      const wakes = this.subscribers.map(() => {
-        let counted = false;
-        return () => {
-          if (counted) return;
-          counted = true;
-          heard += 1;
-          if (heard !== this.needed) return;
-          clearTimeout(timer);
-          timer = setTimeout(finish, Math.random() * WAKE_SPREAD_MS);
-        };
-      });
       const onAbort = () => finish(abortError(signal!));
-      let timer = setTimeout(() => finish(), delayMs);
+      const timer = setTimeout(() => finish(), delayMs);
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.subscribers.forEach((subscriber, index) => {
-        for (const resource of resources) subscriber.add(resource, wakes[index]!);
+      this.waits.set(waitId, () => {
+        heard += 1;
+        if (heard === this.needed) finish();
       });
     });
   }

@@ -4,18 +4,53 @@ import { ResourceLockedError } from "./errors";
 import { runAttempt, type NodeAnswer } from "./quorum";
 import type { Settings } from "./settings";
 import type { ReleaseCounts, ReleaseResult } from "./types";
+import { waitersKey } from "./keys";
 import { defineScript, type Script, type ScriptArg } from "./script";
 
 /**
- * Deletes each resource that still holds the value (never another holder's). Returns the count
- * deleted. With ARGV[2] = "1", publishes each deletion on `redlock:released:<key>` (handoff.ts).
+ * Lua `wakeNext(waitersKey, nowMs)`: hands a released resource to the longest-waiting contender
+ * only. Among the live members of the resource's waiters set (score ≥ now) that carry a wake
+ * channel, the earliest `since` (then the smaller id) is told by PUBLISH of its wait id on its
+ * Redlock instance's channel; a member nobody listens to any more (PUBLISH reaches 0 subscribers:
+ * its process is gone) is dropped and the next one is tried. One EXISTS when nobody waits.
  */
-export const RELEASE = defineScript<readonly [value: string, publish: 0 | 1], number>(`
+const WAKE_NEXT_LUA = `
+local function wakeNext(waitersKey, nowMs)
+  if redis.call("exists", waitersKey) == 0 then return end
+  local queue = {}
+  for _, member in ipairs(redis.call("zrangebyscore", waitersKey, nowMs, "+inf", "LIMIT", 0, 64)) do
+    local ok, waiter = pcall(cjson.decode, member)
+    if ok and type(waiter) == "table" and type(waiter.wake) == "string"
+      and type(waiter.id) == "string" and type(waiter.since) == "number" then
+      queue[#queue + 1] = {waiter, member}
+    end
+  end
+  table.sort(queue, function(a, b)
+    if a[1].since ~= b[1].since then return a[1].since < b[1].since end
+    return a[1].id < b[1].id
+  end)
+  for _, entry in ipairs(queue) do
+    if redis.pcall("publish", entry[1].wake, entry[1].id) == 1 then return end
+    redis.call("zrem", waitersKey, entry[2])
+  end
+end
+`;
+
+/**
+ * Deletes each resource (KEYS[1..n], n = ARGV[3]) that still holds the value ARGV[1] (never another
+ * holder's). Returns the count deleted. With ARGV[2] = "1", KEYS[n+1..2n] are the resources' waiters
+ * sets and each deletion wakes the resource's longest-waiting contender (wakeNext, at ARGV[4] = now).
+ */
+export const RELEASE = defineScript<
+  readonly [value: string, wake: 0 | 1, resourceCount: number, nowMs: number],
+  number
+>(`${WAKE_NEXT_LUA}
 local count = 0
-for _, key in ipairs(KEYS) do
-  if redis.call("get", key) == ARGV[1] then
-    redis.call("del", key)
-    if ARGV[2] == "1" then redis.pcall("publish", "redlock:released:" .. key, "") end
+local resources = tonumber(ARGV[3])
+for i = 1, resources do
+  if redis.call("get", KEYS[i]) == ARGV[1] then
+    redis.call("del", KEYS[i])
+    if ARGV[2] == "1" then wakeNext(KEYS[resources + i], ARGV[4]) end
     count = count + 1
   end
 end
@@ -24,12 +59,15 @@ return count
 
 /**
  * RELEASE for one resource, without its loop (a single caller's unlock runs it on every node):
- * KEYS[1] the resource, ARGV as RELEASE's.
+ * KEYS[1] the resource and, with ARGV[2] = "1", KEYS[2] its waiters set; ARGV[3] now.
  */
-export const RELEASE_ONE = defineScript<readonly [value: string, publish: 0 | 1], 0 | 1>(`
+export const RELEASE_ONE = defineScript<
+  readonly [value: string, wake: 0 | 1, nowMs: number],
+  0 | 1
+>(`${WAKE_NEXT_LUA}
 if redis.call("get", KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call("del", KEYS[1])
-if ARGV[2] == "1" then redis.pcall("publish", "redlock:released:" .. KEYS[1], "") end
+if ARGV[2] == "1" then wakeNext(KEYS[2], ARGV[3]) end
 return 1
 `);
 
@@ -46,20 +84,20 @@ function countAnswers(answers: ReadonlyArray<NodeAnswer | undefined>): ReleaseCo
 }
 
 /**
- * The release script call: RELEASE_ONE for one resource, else RELEASE. `wakeWaiters`: publish the
- * release so contenders waiting on it retry at once (handoff.ts).
+ * The release script call: RELEASE_ONE for one resource, else RELEASE. `wakeWaiters`: hand each
+ * released resource to its longest-waiting contender (handoff.ts); a failed attempt's clean-up
+ * wakes nobody.
  */
 export function releaseCommand(
   resources: readonly string[],
   value: string,
   wakeWaiters: boolean,
 ): { script: Script; keys: readonly string[]; args: ScriptArg[] } {
-  const publish = wakeWaiters ? 1 : 0;
-  return {
-    script: resources.length === 1 ? RELEASE_ONE : RELEASE,
-    keys: resources,
-    args: [value, publish],
-  };
+  const wake = wakeWaiters ? 1 : 0;
+  const keys = wakeWaiters ? [...resources, ...resources.map(waitersKey)] : resources;
+  return resources.length === 1
+    ? { script: RELEASE_ONE, keys, args: [value, wake, Date.now()] }
+    : { script: RELEASE, keys, args: [value, wake, resources.length, Date.now()] };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Core } from "./core";
 import { waitersKey } from "./keys";
 import type { RedlockNode } from "./node";
@@ -40,7 +41,15 @@ const REGISTRATION_SPAN_MS = 30_000;
  * lost one expires with the retry window, which bounds the score and the key's TTL.
  */
 export class WaiterEntry {
-  private readonly member: string;
+  /** Random id of this wait: what a release publishes to hand it the resource (handoff.ts). */
+  readonly id = randomBytes(8).toString("hex");
+  private member: string;
+  private readonly labels: string;
+  private readonly sinceMs: number;
+  /** The instance's wake channel once subscribed; until then the member carries none. */
+  private wakeChannel: string | undefined;
+  private subscribing = false;
+  private left = false;
   private readonly keys: string[];
   private readonly retryMs: number;
   private registeredUntil = 0;
@@ -56,9 +65,9 @@ export class WaiterEntry {
     /** Epoch ms when the acquire call started: the wait began then. */
     sinceMs: number,
   ) {
-    const labels = owner?.json ?? "{}";
-    // Built by hand around the labels JSON computed once per settings.
-    this.member = `{"id":"${randomBytes(8).toString("hex")}","labels":${labels},"since":${sinceMs}}`;
+    this.labels = owner?.json ?? "{}";
+    this.sinceMs = sinceMs;
+    this.member = this.memberText();
     this.keys = resources.map(waitersKey);
     // Longest one retry can take: the wait, the attempt, and the clean-up of a failed attempt.
     this.retryMs =
@@ -66,6 +75,42 @@ export class WaiterEntry {
       settings.retryJitter +
       Math.min(settings.nodeTimeout, ttlMs) +
       settings.nodeTimeout;
+  }
+
+  /** Built by hand around the labels JSON computed once per settings. */
+  private memberText(): string {
+    const wake = this.wakeChannel === undefined ? "" : `,"wake":"${this.wakeChannel}"`;
+    return `{"id":"${this.id}","labels":${this.labels},"since":${this.sinceMs}${wake}}`;
+  }
+
+  /**
+   * Until the next attempt: woken by a release that hands this wait the resource (handoff), or
+   * after `delayMs` (the sleeping retry, also the fallback when a wake message is lost).
+   */
+  pause(delayMs: number, signal?: AbortSignal): Promise<void> {
+    const handoff = this.core.releaseWaiter;
+    if (!handoff || !this.settings.wakeOnRelease) return sleep(delayMs, undefined, { signal });
+    if (this.wakeChannel === undefined && !this.subscribing) {
+      // Never waits for the subscriptions (a node may be down): listed with the channel once they are.
+      this.subscribing = true;
+      void handoff.ready().then((ready) => {
+        this.subscribing = false;
+        if (ready && !this.left) this.listWithChannel(handoff.channel);
+      });
+    }
+    return handoff.wait(this.id, delayMs, signal);
+  }
+
+  /** Lists the wait again with its wake channel: the release now finds it (same id, new member). */
+  private listWithChannel(channel: string): void {
+    this.wakeChannel = channel;
+    const previous = this.member;
+    this.member = this.memberText();
+    const nowMs = Date.now();
+    for (const node of this.registeredOn) {
+      this.send(node, ["remove", previous]);
+      this.send(node, ["add", this.member, this.registeredUntil, nowMs]);
+    }
   }
 
   /** After each failed attempt: registers (or renews) while retries remain. */
@@ -82,6 +127,17 @@ export class WaiterEntry {
       Math.max(REGISTRATION_SPAN_MS, 4 * this.retryMs),
     );
     this.registeredUntil = nowMs + spanMs;
+    const handoff = this.core.releaseWaiter;
+    if (
+      this.registeredOn.size === 0 &&
+      this.wakeChannel === undefined &&
+      handoff?.isReady &&
+      this.settings.wakeOnRelease
+    ) {
+      // This instance already listens: listed with its channel from the start.
+      this.wakeChannel = handoff.channel;
+      this.member = this.memberText();
+    }
     for (const node of this.core.nodes) {
       // A node with overdue commands gets no new ones (its queue stays bounded).
       if (node.unavailableReason()) continue;
@@ -92,6 +148,7 @@ export class WaiterEntry {
 
   /** When the acquire call ends (acquired, gave up, aborted): removes the entry where it was sent. */
   leave(): void {
+    this.left = true;
     for (const node of this.registeredOn) this.send(node, ["remove", this.member]);
     this.registeredOn.clear();
   }

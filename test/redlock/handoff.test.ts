@@ -1,15 +1,18 @@
 /**
- * Handoff: a contender waiting to retry wakes when the lock is released (pub/sub published by the
- * release script) instead of sleeping out retryDelay; without a subscriber-capable client it sleeps.
+ * Handoff to the next in line: a release hands the resource to the longest-waiting contender only
+ * (its wait id published on its instance's wake channel), which retries at once; the others keep
+ * sleeping. Arrival order holds with 16 contenders; a SIGKILLed waiter never blocks the next one
+ * past its retry window; clients that cannot subscribe just sleep.
  */
-import { performance } from "node:perf_hooks";
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import Redlock from "@redlock-console/redlock";
+import Redlock, { waitersKey } from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls, sleep } from "../masters";
 
-const WAKE = { wakeOnRelease: true }; // opt-in
 let clients: Redis[];
 let admins: Redis[];
 
@@ -22,67 +25,123 @@ afterAll(async () => {
   await disconnect(admins);
 });
 
-const subscribers = (channel: string) =>
-  Promise.all(
-    admins.map(async (admin) => {
-      const reply = (await admin.call("PUBSUB", "NUMSUB", channel)) as [string, number];
-      return Number(reply[1]);
-    }),
+/**
+ * A Redlock on connections of its own, as another process would have; quit() closes them and its
+ * wake subscribers (Redlock.quit closes its clients, so never the shared ones).
+ */
+const own = (settings: ConstructorParameters<typeof Redlock>[1]) =>
+  new Redlock(connect(sharedUrls()), settings);
+
+/** The waiters listed for a resource on node 1 (JSON members). */
+const listed = async (resource: string) =>
+  (await admins[0]!.zrange(waitersKey(resource), 0, -1)).map(
+    (member) => JSON.parse(member) as { id: string; since: number; wake?: string },
   );
 
-describe("handoff on release", () => {
-  it("wakes a waiting contender at once, well before its retryDelay", async () => {
+describe("handoff to the next in line (the default)", () => {
+  it("wakes the waiting contender at once, well before its retryDelay", async () => {
     const holder = new Redlock(clients, { retryCount: 0 });
-    const contender = new Redlock(clients, {
-      retryCount: 5,
-      retryDelay: 10_000,
-      retryJitter: 0,
-      ...WAKE,
-    });
+    const contender = own({ retryCount: 5, retryDelay: 10_000, retryJitter: 0 });
     const resource = `test:handoff:${randomUUID()}`;
-    const channel = `redlock:released:${resource}`;
     const lock = await holder.acquire([resource], 30_000);
     const pending = contender.acquire([resource], 30_000);
-    // Subscribed on every node while it waits: the event the release below needs.
-    await vi.waitFor(async () => expect(await subscribers(channel)).toEqual([1, 1, 1, 1, 1]));
+    // Listed with its wake channel: what the release below needs to find it.
+    await vi.waitFor(async () => expect((await listed(resource))[0]?.wake).toBeDefined());
     const releasedMono = performance.now();
     await lock.release();
     const next = await pending;
-    // Without the wake-up this takes 10 s (retryDelay); a loaded machine stays far below.
-    expect(performance.now() - releasedMono).toBeLessThan(5_000);
+    // Without the handoff this takes 10 s (retryDelay); a loaded machine stays far below.
+    expect(performance.now() - releasedMono).toBeLessThan(2_000);
     expect(next.attempts).toHaveLength(2);
     await next.release();
+    await contender.quit();
   });
 
-  it("stops listening once nobody waits (after a short linger)", async () => {
+  it("hands the lock over in arrival order: 16 contenders, each woken only by its turn", async () => {
+    const resource = `test:handoff-fifo:${randomUUID()}`;
     const holder = new Redlock(clients, { retryCount: 0 });
-    const contender = new Redlock(clients, {
-      retryCount: 1,
-      retryDelay: 50,
-      retryJitter: 0,
-      ...WAKE,
-    });
-    const resource = `test:handoff-idle:${randomUUID()}`;
-    const channel = `redlock:released:${resource}`;
-    const lock = await holder.acquire([resource], 30_000);
-    await expect(contender.acquire([resource], 30_000)).rejects.toThrow();
-    await vi.waitFor(async () => expect(await subscribers(channel)).toEqual([0, 0, 0, 0, 0]), {
-      timeout: 5_000,
-    });
-    await lock.release();
+    const first = await holder.acquire([resource], 30_000);
+    // One instance per contender (as 16 processes would be); a retry delay far longer than the
+    // test, so every acquisition after the first release is a handoff.
+    const contenders = Array.from({ length: 16 }, () =>
+      own({ retryCount: 3, retryDelay: 20_000, retryJitter: 0 }),
+    );
+    const order: number[] = [];
+    const pending: Array<Promise<void>> = [];
+    for (const [index, contender] of contenders.entries()) {
+      pending.push(
+        contender.acquire([resource], 30_000).then(async (lock) => {
+          order.push(index);
+          await sleep(5);
+          await lock.release();
+        }),
+      );
+      // Each one listed (with its channel) before the next arrives: a strict arrival order.
+      await vi.waitFor(async () =>
+        expect((await listed(resource)).filter((waiter) => waiter.wake)).toHaveLength(index + 1),
+      );
+      await sleep(2); // distinct `since` instants
+    }
+    const startedMono = performance.now();
+    await first.release();
+    await Promise.all(pending);
+    expect(order).toEqual(contenders.map((_, index) => index));
+    // 16 handoffs in far less than one retryDelay.
+    expect(performance.now() - startedMono).toBeLessThan(10_000);
+    expect(await listed(resource)).toEqual([]);
+    await Promise.all(contenders.map((redlock) => redlock.quit()));
   });
+
+  it("skips a waiter whose process was SIGKILLed: the next one gets the lock at once", async () => {
+    const resource = `test:handoff-killed:${randomUUID()}`;
+    const holder = new Redlock(clients, { retryCount: 0 });
+    const lock = await holder.acquire([resource], 30_000);
+    // A contender in its own process, listed first; then killed without a chance to unlist itself.
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        path.join(import.meta.dirname, "fixtures/waiting-contender.ts"),
+        resource,
+        ...sharedUrls(),
+      ],
+      { stdio: ["ignore", "pipe", "inherit"], cwd: path.resolve(import.meta.dirname, "../..") },
+    );
+    try {
+      await vi.waitFor(async () => expect(await listed(resource)).toHaveLength(1), {
+        timeout: 20_000,
+      });
+      await vi.waitFor(async () => expect((await listed(resource))[0]?.wake).toBeDefined(), {
+        timeout: 5_000,
+      });
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("exit", resolve));
+      const next = own({ retryCount: 3, retryDelay: 20_000, retryJitter: 0 });
+      const pending = next.acquire([resource], 30_000);
+      await vi.waitFor(async () => expect(await listed(resource)).toHaveLength(2));
+      await vi.waitFor(async () =>
+        expect((await listed(resource)).filter((waiter) => waiter.wake)).toHaveLength(2),
+      );
+      const releasedMono = performance.now();
+      await lock.release();
+      const acquired = await pending;
+      // The dead waiter's channel had no subscriber: dropped, and the next one woken, not slept.
+      expect(performance.now() - releasedMono).toBeLessThan(2_000);
+      expect(await listed(resource)).toEqual([]);
+      await acquired.release();
+      await next.quit();
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }, 40_000);
 
   it("falls back to sleeping for clients that cannot subscribe", async () => {
     // Connections without duplicate(): like a client that cannot open a subscriber.
     const plain = connect(sharedUrls());
     for (const client of plain) Object.assign(client, { duplicate: undefined });
     const holder = new Redlock(clients, { retryCount: 0 });
-    const contender = new Redlock(plain, {
-      retryCount: 5,
-      retryDelay: 400,
-      retryJitter: 0,
-      ...WAKE,
-    });
+    const contender = new Redlock(plain, { retryCount: 5, retryDelay: 400, retryJitter: 0 });
     const resource = `test:handoff-plain:${randomUUID()}`;
     const lock = await holder.acquire([resource], 30_000);
     const startMono = performance.now();
@@ -92,20 +151,30 @@ describe("handoff on release", () => {
     const next = await pending;
     // The retry came after the full retryDelay, not at the release.
     expect(performance.now() - startMono).toBeGreaterThanOrEqual(400);
-    expect(await subscribers(`redlock:released:${resource}`)).toEqual([0, 0, 0, 0, 0]);
     await next.release();
     await disconnect(plain);
   });
 
+  it("opts out with wakeOnRelease: false (listed without a channel, sleeps)", async () => {
+    const holder = new Redlock(clients, { retryCount: 0 });
+    const contender = own({ retryCount: 5, retryDelay: 400, retryJitter: 0, wakeOnRelease: false });
+    const resource = `test:handoff-off:${randomUUID()}`;
+    const lock = await holder.acquire([resource], 30_000);
+    const startMono = performance.now();
+    const pending = contender.acquire([resource], 30_000);
+    await vi.waitFor(async () => expect(await listed(resource)).toHaveLength(1));
+    expect((await listed(resource))[0]!.wake).toBeUndefined();
+    await lock.release();
+    const next = await pending;
+    expect(performance.now() - startMono).toBeGreaterThanOrEqual(400);
+    await next.release();
+    await contender.quit();
+  });
+
   it("does not wake contenders on a failed attempt's own clean-up", async () => {
-    const contender = new Redlock(clients, {
-      retryCount: 2,
-      retryDelay: 300,
-      retryJitter: 0,
-      ...WAKE,
-    });
+    const contender = own({ retryCount: 2, retryDelay: 300, retryJitter: 0 });
     const resource = `test:handoff-cleanup:${randomUUID()}`;
-    // A majority held by someone else: each attempt sets nodes 3-4, then cleans them up.
+    // A majority held by someone else: each attempt sets nodes 4-5, then cleans them up.
     await Promise.all(
       [0, 1, 2].map((index) => clients[index]!.set(resource, "other", "PX", 30_000)),
     );
@@ -114,5 +183,6 @@ describe("handoff on release", () => {
     // Two full waits: the clean-up releases did not cut them short.
     expect(performance.now() - startMono).toBeGreaterThanOrEqual(600);
     await Promise.all(clients.map((client) => client.del(resource)));
+    await contender.quit();
   });
 });

@@ -8,6 +8,7 @@ import type { Redis } from "ioredis";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ACQUIRE, ACQUIRE_ONE } from "../../lib/redlock/acquire";
 import { RELEASE, RELEASE_ONE } from "../../lib/redlock/release";
+import { waitersKey } from "../../lib/redlock/keys";
 import { encodeValue } from "../../lib/redlock/value";
 import { usePrivateClient } from "../masters";
 
@@ -34,7 +35,9 @@ async function state(ttlMs: number) {
           ? await client.hgetall(key)
           : type === "list"
             ? await client.lrange(key, 0, -1)
-            : await client.get(key);
+            : type === "zset"
+              ? await client.zrange(key, 0, -1)
+              : await client.get(key);
       const pttl = await client.pttl(key);
       return { key, type, content, ttl: pttl > ttlMs - 1_000 ? "set" : String(pttl) };
     }),
@@ -85,31 +88,46 @@ describe("ACQUIRE_ONE does what ACQUIRE does for one resource", () => {
 describe("RELEASE_ONE does what RELEASE does for one resource", () => {
   for (const [name, setup] of Object.entries(setups))
     for (const value of [OWNED_VALUE, TOKEN_VALUE])
-      for (const publish of [0, 1] as const)
-        it(`on ${name}, owner ${value === OWNED_VALUE ? "on" : "off"}, publish ${publish}`, async () => {
-          const keys = ["res"];
+      for (const wake of [0, 1] as const)
+        it(`on ${name}, owner ${value === OWNED_VALUE ? "on" : "off"}, wake ${wake}`, async () => {
+          const keys = wake === 1 ? ["res", waitersKey("res")] : ["res"];
           const subscriber = client.duplicate();
           const messages: string[] = [];
-          await subscriber.subscribe("redlock:released:res");
-          subscriber.on("message", (channel: string) => messages.push(channel));
+          await subscriber.subscribe("redlock:wake:test");
+          subscriber.on("message", (_channel: string, waitId: string) => messages.push(waitId));
+          // Two waiters listed: the release hands the resource to the one waiting longest only.
+          const listWaiters = () =>
+            client.zadd(
+              waitersKey("res"),
+              Date.now() + 10_000,
+              '{"id":"later","labels":{},"since":2,"wake":"redlock:wake:test"}',
+              Date.now() + 10_000,
+              '{"id":"first","labels":{},"since":1,"wake":"redlock:wake:test"}',
+            );
           try {
             const general = await outcome(
               setup,
-              () => RELEASE.run(client, keys, [value, publish]),
+              async () => {
+                await listWaiters();
+                return RELEASE.run(client, keys, [value, wake, 1, Date.now()]);
+              },
               0,
             );
             const single = await outcome(
               setup,
-              () => RELEASE_ONE.run(client, keys, [value, publish]),
+              async () => {
+                await listWaiters();
+                return RELEASE_ONE.run(client, keys, [value, wake, Date.now()]);
+              },
               0,
             );
             expect(single).toEqual(general);
-            // Both published, or neither: a PING round trip on the subscriber flushes what was sent.
+            // Both woke the first waiter, or neither: a PING round trip flushes what was sent.
             await subscriber.ping();
-            expect(messages.length % 2).toBe(0);
-            expect(messages.length > 0).toBe(publish === 1 && general.reply === 1);
+            expect(messages).toEqual(wake === 1 && general.reply === 1 ? ["first", "first"] : []);
           } finally {
             subscriber.disconnect();
+            await client.del(waitersKey("res"));
           }
         });
 });
