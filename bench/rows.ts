@@ -64,7 +64,6 @@ const SHOWN: ReadonlyArray<[string, MetricSpec[]]> = [
       lower("idleCommandsPerS1"),
       lower("idleCommandsPerS50"),
       lower("consoleRssMb"),
-      lower("indexRssMb"),
     ],
   ],
 ];
