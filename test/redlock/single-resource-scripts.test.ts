@@ -96,12 +96,14 @@ describe("RELEASE_ONE does what RELEASE does for one resource", () => {
           await subscriber.subscribe("redlock:wake:test");
           subscriber.on("message", (_channel: string, waitId: string) => messages.push(waitId));
           // Two waiters listed: the release hands the resource to the one waiting longest only.
+          // One score for both (two Date.now() calls may straddle a millisecond and reorder them).
+          const expiresAtMs = Date.now() + 10_000;
           const listWaiters = () =>
             client.zadd(
               waitersKey("res"),
-              Date.now() + 10_000,
+              expiresAtMs,
               '{"id":"later","labels":{},"since":2,"wake":"redlock:wake:test"}',
-              Date.now() + 10_000,
+              expiresAtMs,
               '{"id":"first","labels":{},"since":1,"wake":"redlock:wake:test"}',
             );
           try {

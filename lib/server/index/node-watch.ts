@@ -156,8 +156,10 @@ export class NodeWatch {
     });
     this.#subscriber.on("error", () => {}); // the command connection logs the node's errors
     this.#subscriber.on("close", () => this.#subscriberLost());
+    // A subscriber that comes back after a listing missed what was published meanwhile: relist.
+    // (Its first connect happens inside a listing, which subscribes before it scans.)
     this.#subscriber.on("ready", () => {
-      if (this.#notifications !== "off") this.#request(this.#listedOnce ? "reconnect" : "start");
+      if (this.#listedOnce && this.#notifications !== "off") this.#request("reconnect");
     });
     this.#subscriber.on("pmessageBuffer", (_pattern: Buffer, channel: Buffer) =>
       this.#notified(channel),
@@ -617,6 +619,8 @@ export class NodeWatch {
       if (this.#subscribed) {
         this.#gap = false;
         this.#asOf = endedAt;
+      } else {
+        this.#request("reconnect"); // the subscriber dropped during the listing
       }
     } else {
       this.#gap = false;
