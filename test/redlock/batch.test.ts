@@ -74,7 +74,9 @@ describe("batching of one tick's commands per node", () => {
       Array.from({ length: 10 }, (_, index) => redlock.acquire([`batch:flushed:${index}`], 5_000)),
     );
     expect(locks).toHaveLength(10);
-    await Promise.all(locks.map((lock) => lock.release()));
+    // release() answers at the majority; `settled` waits for the other two nodes' replies too.
+    const releases = await Promise.all(locks.map((lock) => lock.release()));
+    await Promise.all(releases.map((release) => release.settled));
     expect(await Promise.all(clients.map((client) => client.exists("batch:flushed:0")))).toEqual([
       0, 0, 0, 0, 0,
     ]);
