@@ -8,3 +8,4 @@ export * from "./latency";
 export * from "./audit";
 export * from "./session";
 export * from "./resource-key";
+export * from "./timeline";

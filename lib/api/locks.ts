@@ -125,6 +125,15 @@ export const lockRowSchema = z.object({
   waiters: waitersSummarySchema,
   /** Why the lock needs a look: long-held, no TTL, a long wait. Empty for a healthy lock. */
   flags: z.array(lockFlagSchema),
+  /** Lists only: the last hour of the lock's history (see /api/events). */
+  activity: z
+    .object({
+      /** Acquisitions (changes of hands) in the last hour, counted in 5-minute steps. */
+      handsLastHour: z.number().int(),
+      /** Holds that expired instead of being released in the last hour. */
+      expiredLastHour: z.number().int(),
+    })
+    .optional(),
 });
 export type LockRow = z.infer<typeof lockRowSchema>;
 

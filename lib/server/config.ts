@@ -43,6 +43,12 @@ const redisUrl = z.string().refine((text) => {
  */
 export const DEFAULT_SCAN_BUDGET_PER_S = 25_000;
 
+/**
+ * Lock transitions kept by default: ~50 MB at most (bench/timeline-memory.ts measures the bytes
+ * per transition), an hour of a lock taken ~30 times a second.
+ */
+export const DEFAULT_HISTORY_MAX = 100_000;
+
 /** Shortest admin token accepted: 32 hex digits carry 128 random bits. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
 const MIN_ADMIN_TOKEN_DISTINCT_CHARS = 12;
@@ -95,6 +101,9 @@ const envSchema = z.object({
   CONSOLE_ENABLE_KEYSPACE_EVENTS: booleanVar.default(false),
   CONSOLE_SESSION_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
   CONSOLE_AUDIT_MAXLEN: integerVar(100, 10_000_000).default(10_000),
+  CONSOLE_HISTORY_MAX: integerVar(100, 10_000_000).default(DEFAULT_HISTORY_MAX),
+  CONSOLE_STATE_URL: redisUrl.optional(),
+  CONSOLE_METRICS_MAX_SERVICES: integerVar(1, 10_000).default(50),
   CONSOLE_CLOCK_SKEW_WARN_MS: integerVar(1, 3_600_000).default(500),
   CONSOLE_LONG_HELD_MS: integerVar(1_000, 30 * 86_400_000).default(300_000),
   CONSOLE_LONG_WAIT_MS: integerVar(100, 30 * 86_400_000).default(60_000),
@@ -136,6 +145,12 @@ export interface ConsoleConfig {
   readonly sessionTtlS: number;
   /** Approximate MAXLEN of the audit stream on each node. */
   readonly auditMaxLen: number;
+  /** Lock transitions kept in memory (and in the state store) at most. */
+  readonly historyMax: number;
+  /** A Redis for the console's own state (transition history), never a lock node; unset: memory only. */
+  readonly stateUrl: string | undefined;
+  /** Distinct owner `service` labels the metrics name; the rest count as "other". */
+  readonly metricsMaxServices: number;
   readonly clockSkewWarnMs: number;
   /** A lock held longer than this (by its owner entry's acquiredAt) is flagged and counted. */
   readonly longHeldMs: number;
@@ -195,6 +210,9 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     enableKeyspaceEvents: vars.CONSOLE_ENABLE_KEYSPACE_EVENTS,
     sessionTtlS: vars.CONSOLE_SESSION_TTL_S,
     auditMaxLen: vars.CONSOLE_AUDIT_MAXLEN,
+    historyMax: vars.CONSOLE_HISTORY_MAX,
+    stateUrl: vars.CONSOLE_STATE_URL,
+    metricsMaxServices: vars.CONSOLE_METRICS_MAX_SERVICES,
     clockSkewWarnMs: vars.CONSOLE_CLOCK_SKEW_WARN_MS,
     longHeldMs: vars.CONSOLE_LONG_HELD_MS,
     longWaitMs: vars.CONSOLE_LONG_WAIT_MS,

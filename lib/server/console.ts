@@ -22,6 +22,8 @@ import { createNodeRegistry, type ConsoleNode, type NodeRegistry } from "./node-
 import { singleFlight } from "./single-flight";
 import { LiveIndex } from "./index/live-index";
 import { createLockReader } from "./snapshot/read-one";
+import { createStateStore } from "./timeline/state-store";
+import { Timeline } from "./timeline/timeline";
 
 export interface ConsoleContext {
   readonly config: ConsoleConfig;
@@ -42,6 +44,8 @@ export interface ConsoleContext {
   isHung(node: ConsoleNode): boolean;
   /** Every lock on every node, listed once and kept current (index/live-index.ts). */
   readonly index: LiveIndex;
+  /** Per-lock transitions folded from the index's changes (timeline/timeline.ts). */
+  readonly timeline: Timeline;
   /** One resource for its page: the index's row plus a fresh read shared by every viewer. */
   readLock(key: Buffer): Promise<LockResponse>;
   /** The shared node health report (single flight, reused for snapshotMaxAgeMs). */
@@ -81,7 +85,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
   logger.level = config.logLevel;
   const registry = createNodeRegistry(config);
   const { nodes, quorumSize } = registry;
-  const metrics = createMetrics(nodes, options.processMetrics ?? false);
+  const metrics = createMetrics(nodes, options.processMetrics ?? false, config.metricsMaxServices);
   const latency = createLatencyHistory(nodes);
   const redlock = createConsoleRedlock(registry, config, latency, metrics);
   const nodeDeadlineMs = config.nodeTimeoutMs + 250;
@@ -98,6 +102,29 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     longHeldMs: config.longHeldMs,
     longWaitMs: config.longWaitMs,
   });
+  const store = config.stateUrl ? createStateStore(config.stateUrl, config.historyMax) : null;
+  const timeline = new Timeline(index, {
+    capacity: config.historyMax,
+    durable: store !== null,
+    onTransition: (transition) => {
+      metrics.recordTransition(transition);
+      store?.append(transition);
+    },
+    onComplete: (nowMs) => store?.markAsOf(nowMs),
+  });
+  if (store) {
+    // History from the store first, then live transitions after it, in order.
+    void store
+      .load(config.historyMax)
+      .then(
+        ({ transitions, asOfMs }) => timeline.restore(transitions, asOfMs),
+        (error: unknown) =>
+          logger.warn({ error: String(error) }, "state store unreadable: history starts now"),
+      )
+      .finally(() => index.observe(timeline));
+  } else {
+    index.observe(timeline);
+  }
   const readLock = createLockReader({
     nodes,
     quorumSize,
@@ -124,6 +151,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
   const close = async () => {
     probe.stop();
     await index.close();
+    await store?.close();
     await registry.close();
   };
   return {
@@ -137,6 +165,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
       nodeDeadlineMs,
       isHung,
       index,
+      timeline,
       readLock,
       close,
     },

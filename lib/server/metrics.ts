@@ -6,12 +6,16 @@ import "server-only";
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { NodesResponse } from "@/lib/api";
+import type { Transition } from "@/lib/api/timeline";
 import { quorumSize, type OperationEvent } from "@redlock-console/redlock";
 import type { ConsoleNode } from "./node-registry";
 import type { LiveIndex } from "./index/live-index";
 
 /** 1 ms … 2.5 s: a healthy node answers in ~1 ms, a timed-out one at the node timeout. */
 const LATENCY_BUCKETS_S = [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/** 10 ms … 1 h: a lock held for a request, a job, or a leader's term. */
+const HOLD_BUCKETS_S = [0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
 
 export interface ConsoleMetrics {
   readonly registry: Registry;
@@ -23,6 +27,8 @@ export interface ConsoleMetrics {
   recordForceRelease(outcome: string): void;
   /** A wrong admin credential: `kind` is "login" (the form) or "bearer" (Authorization header). */
   recordAuthFailure(kind: string): void;
+  recordTransition(transition: Transition): void;
+  setEventStreamClients(count: number): void;
 }
 
 function defineMetrics(registry: Registry) {
@@ -129,6 +135,24 @@ function defineMetrics(registry: Registry) {
       labelNames: ["outcome"],
       registers,
     }),
+    transitions: new Counter({
+      name: "redlock_console_lock_transitions_total",
+      help: "Lock transitions seen by the live index, by kind and by the holder's owner service label (unknown: unlabelled; other: past CONSOLE_METRICS_MAX_SERVICES).",
+      labelNames: ["kind", "service"],
+      registers,
+    }),
+    holdSeconds: new Histogram({
+      name: "redlock_console_lock_hold_seconds",
+      help: "How long ended holds lasted, by how they ended (released, expired, force-released) and owner service.",
+      labelNames: ["ended", "service"],
+      buckets: HOLD_BUCKETS_S,
+      registers,
+    }),
+    timelineSubscribers: new Gauge({
+      name: "redlock_console_event_stream_clients",
+      help: "Browsers following the live transition feed (server-sent events).",
+      registers,
+    }),
     authFailures: new Counter({
       name: "redlock_console_auth_failures_total",
       help: "Wrong admin credentials, by kind (login form or bearer token).",
@@ -138,8 +162,32 @@ function defineMetrics(registry: Registry) {
   };
 }
 
-export function createMetrics(nodes: readonly ConsoleNode[], withDefaults = false): ConsoleMetrics {
+/**
+ * The owner `service` label as a metric label: "unknown" when unlabelled, the first `maxServices`
+ * distinct values as themselves, every later one as "other" — a bounded set of series whatever the
+ * holders call themselves.
+ */
+function serviceLabeller(maxServices: number): (transition: Transition) => string {
+  const seen = new Set<string>();
+  return (transition) => {
+    const service = transition.owner?.labels.service;
+    if (service === undefined) return "unknown";
+    if (seen.has(service)) return service;
+    if (seen.size >= maxServices) return "other";
+    seen.add(service);
+    return service;
+  };
+}
+
+const ENDINGS: ReadonlySet<string> = new Set(["released", "expired", "force-released"]);
+
+export function createMetrics(
+  nodes: readonly ConsoleNode[],
+  withDefaults = false,
+  maxServices = 50,
+): ConsoleMetrics {
   const registry = new Registry();
+  const serviceOf = serviceLabeller(maxServices);
   if (withDefaults) collectDefaultMetrics({ register: registry, prefix: "redlock_console_" });
   const metric = defineMetrics(registry);
   metric.nodesConfigured.set(nodes.length);
@@ -186,5 +234,12 @@ export function createMetrics(nodes: readonly ConsoleNode[], withDefaults = fals
     recordAction: (action, outcome) => metric.actions.inc({ action, outcome }),
     recordForceRelease: (outcome) => metric.forceReleases.inc({ outcome }),
     recordAuthFailure: (kind) => metric.authFailures.inc({ kind }),
+    recordTransition(transition) {
+      const service = serviceOf(transition);
+      metric.transitions.inc({ kind: transition.kind, service });
+      if (ENDINGS.has(transition.kind) && transition.heldMs !== null)
+        metric.holdSeconds.observe({ ended: transition.kind, service }, transition.heldMs / 1000);
+    },
+    setEventStreamClients: (count) => metric.timelineSubscribers.set(count),
   };
 }

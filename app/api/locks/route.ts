@@ -12,7 +12,13 @@ export const dynamic = "force-dynamic";
 export const GET = route(async (request, ctx) => {
   await ctx.guard.requireRead(request);
   const query = readQuery(request, locksQuerySchema);
-  return jsonResponse(await pageOf(ctx.index, query));
+  const page = await pageOf(ctx.index, query);
+  // How often each row's lock changed hands in the last hour, from the timeline (memory).
+  const items = page.items.map((item) => ({
+    ...item,
+    activity: ctx.timeline.activity(item.resource, page.serverTime),
+  }));
+  return jsonResponse({ ...page, items });
 });
 
 /** Acquire: 201 with the lock, 409 when held elsewhere. */

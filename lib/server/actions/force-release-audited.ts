@@ -42,6 +42,16 @@ export async function forceReleaseAudited(
   actor: Actor,
   body: ForceReleaseRequest,
 ): Promise<ForceReleaseResponse> {
+  // Before the delete: the timeline then tells this hold's end as a force-release by this actor.
+  const key = body.resourceBase64
+    ? Buffer.from(body.resourceBase64, "base64")
+    : Buffer.from(body.resource ?? "", "utf8");
+  ctx.timeline.markForceRelease(
+    key.toString("latin1"),
+    actor.principal.label,
+    body.reason,
+    body.expectedValue ?? null,
+  );
   const outcome = await forceRelease(ctx.registry.nodes, body, {
     deadlineMs: ctx.nodeDeadlineMs,
     isHung: ctx.isHung,

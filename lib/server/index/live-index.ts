@@ -15,6 +15,8 @@ import { ownerOfValue } from "../snapshot/ownership";
 import { describeKey } from "../snapshot/snapshot";
 import { createBudget } from "./budget";
 import { NodeWatch, type IndexedState } from "./node-watch";
+import { stateOf } from "./state-of";
+import type { RemovalCause } from "../timeline/timeline";
 
 export interface LiveIndexOptions {
   readonly patterns: readonly string[];
@@ -38,7 +40,7 @@ export interface OwnershipFigures {
 }
 
 /** Per node, in node order: its state, null (absent) or undefined (unreachable). */
-type Reads = Array<IndexedState | null | undefined>;
+export type Reads = Array<IndexedState | null | undefined>;
 
 const STATES: readonly LockState[] = ["held", "partial", "conflict"];
 /** How often expired states are dropped when no page asks. */
@@ -47,18 +49,12 @@ const SWEEP_INTERVAL_MS = 100;
 // eslint-disable-next-line no-control-regex -- control characters are valid in keys and ASCII
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** held | partial | conflict from what the reachable nodes hold; null when none holds anything. */
-function stateOf(reads: Reads, quorumSize: number): LockState | null {
-  let first: string | undefined;
-  let holders = 0;
-  for (const read of reads) {
-    if (!read) continue;
-    if (first === undefined) first = read.value;
-    else if (read.value !== first) return "conflict";
-    holders += 1;
-  }
-  if (first === undefined) return null;
-  return holders >= quorumSize ? "held" : "partial";
+/** Told of every per-node change while it happens (the timeline), and ticked with the sweeper. */
+export interface IndexObserver {
+  observe(key: string, reads: Reads, nodeIndex: number, cause: RemovalCause | undefined): void;
+  tick(): void;
+  /** A node's changes since `sinceMs` may have been missed (it is being relisted). */
+  gap(sinceMs: number): void;
 }
 
 export class LiveIndex {
@@ -72,12 +68,13 @@ export class LiveIndex {
   readonly #sweeper: NodeJS.Timeout;
   /** Bumped on every row change: caches of filtered totals are valid for one version. */
   #version = 0;
+  #observer: IndexObserver | null = null;
 
   constructor(nodes: readonly ConsoleNode[], options: LiveIndexOptions) {
     this.#nodes = nodes;
     this.#options = options;
     this.watches = nodes.map(
-      (node) =>
+      (node, nodeIndex) =>
         new NodeWatch({
           node,
           patterns: options.patterns,
@@ -86,12 +83,39 @@ export class LiveIndex {
           enableKeyspaceEvents: options.enableKeyspaceEvents,
           nodeTimeoutMs: options.nodeTimeoutMs,
           maxKeys: options.maxKeys,
-          onChange: (key) => this.#update(key),
+          onChange: (key, _state, cause) => this.#update(key, nodeIndex, cause),
           shared: (name, value) => this.#shared(name, value),
           onReachability: () => this.#updateAll(),
+          onGap: (sinceMs) => this.#observer?.gap(sinceMs),
         }),
     );
-    this.#sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+    this.#sweeper = setInterval(() => {
+      this.sweep();
+      this.#observer?.tick();
+    }, SWEEP_INTERVAL_MS);
+  }
+
+  /** Sets the one observer (the timeline) told of every change from now on. */
+  observe(observer: IndexObserver): void {
+    this.#observer = observer;
+  }
+
+  get quorumSize(): number {
+    return this.#options.quorumSize;
+  }
+
+  get nodeIds(): readonly string[] {
+    return this.#nodes.map((node) => node.id);
+  }
+
+  /** Every resource some node holds (latin1 of the key's bytes). */
+  keys(): IterableIterator<string> {
+    return this.#rows.keys();
+  }
+
+  /** What each node holds under `key`: its state, null (absent) or undefined (unreachable). */
+  reads(key: string): Reads {
+    return this.#reads(key);
   }
 
   get version(): number {
@@ -267,8 +291,10 @@ export class LiveIndex {
     return { name: sharedName, value };
   }
 
-  #update(key: string): void {
-    const next = stateOf(this.#reads(key), this.#options.quorumSize);
+  #update(key: string, nodeIndex = -1, cause?: RemovalCause): void {
+    const reads = this.#reads(key);
+    this.#observer?.observe(key, reads, nodeIndex, cause);
+    const next = stateOf(reads, this.#options.quorumSize);
     const previous = this.#rows.get(key);
     if (next === (previous ?? null)) return;
     this.#version += 1;

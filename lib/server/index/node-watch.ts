@@ -30,6 +30,7 @@ import type { ConsoleNode } from "../node-registry";
 import type { NodeKeyState } from "../snapshot/fold";
 import { compileGlob } from "../snapshot/glob";
 import { readLockKeys } from "../snapshot/read-node";
+import type { RemovalCause } from "../timeline/timeline";
 import type { Budget } from "./budget";
 import { missingEventFlags, NEEDED_EVENT_FLAGS } from "./event-flags";
 
@@ -66,8 +67,11 @@ export interface NodeWatchOptions {
   readonly nodeTimeoutMs: number;
   /** Lock keys kept per node at most. */
   readonly maxKeys: number;
-  /** The node's state for `key` (latin1 of its bytes) changed; null: it holds nothing now. */
-  readonly onChange: (key: string, state: IndexedState | null) => void;
+  /**
+   * The node's state for `key` (latin1 of its bytes) changed; null: it holds nothing now, and
+   * `cause` tells why (the keyspace event that removed it, when one came).
+   */
+  readonly onChange: (key: string, state: IndexedState | null, cause?: RemovalCause) => void;
   /**
    * The instances of a key name and of its value already held for another node, when equal: five
    * nodes holding one lock then share one string of each, not five.
@@ -75,6 +79,8 @@ export interface NodeWatchOptions {
   readonly shared: (name: string, value: string) => { name: string; value: string };
   /** The node became reachable or unreachable: every row's view of it changes. */
   readonly onReachability: () => void;
+  /** A relist after a gap begins: changes made since `sinceMs` may have been missed. */
+  readonly onGap?: (sinceMs: number) => void;
 }
 
 /** Keys per SCAN call at most: each call is bounded work on the node. */
@@ -99,6 +105,13 @@ const RELIST_BACKOFF_MS = 1_000;
 /** Expiries are kept in buckets of this many ms (a timer wheel: one array slot per key). */
 const EXPIRY_BUCKET_MS = 100;
 
+/** Keyspace events that remove a key, and what they tell of its removal. */
+const REMOVAL_EVENTS: ReadonlyMap<string, RemovalCause> = new Map([
+  ["del", "deleted"],
+  ["expired", "expired"],
+  ["evicted", "evicted"],
+]);
+
 /** Reasons after which the node's data cannot be trusted until the listing ends. */
 const GAP_REASONS: ReadonlySet<ListingReason> = new Set([
   "start",
@@ -118,6 +131,8 @@ export class NodeWatch {
   readonly #expiries = new Map<number, string[]>();
   #sweptBucket = Math.floor(Date.now() / EXPIRY_BUCKET_MS);
   readonly #pending = new Map<string, Buffer>();
+  /** Keys a del / expired / evicted event named, until their read: why the node lost them. */
+  readonly #removals = new Map<string, RemovalCause>();
   #generation = 0;
   #connected = false;
   /** False while the node leaves a PING unanswered past the node timeout: it hangs. */
@@ -128,6 +143,8 @@ export class NodeWatch {
   #listing: ListingProgress | null = null;
   #listedOnce = false;
   #gap = true;
+  /** When the current gap began (null: none), for the timeline's record of it. */
+  #gapSinceMs: number | null = Date.now();
   #asOf: number | null = null;
   #listedAt: number | null = null;
   #listingMs: number | null = null;
@@ -161,8 +178,8 @@ export class NodeWatch {
     this.#subscriber.on("ready", () => {
       if (this.#listedOnce && this.#notifications !== "off") this.#request("reconnect");
     });
-    this.#subscriber.on("pmessageBuffer", (_pattern: Buffer, channel: Buffer) =>
-      this.#notified(channel),
+    this.#subscriber.on("pmessageBuffer", (_pattern: Buffer, channel: Buffer, event: Buffer) =>
+      this.#notified(channel, event),
     );
     this.#client.on("ready", () => this.#nodeUp());
     this.#client.on("close", () => this.#nodeDown());
@@ -236,7 +253,7 @@ export class NodeWatch {
         if (!state || state.expiresAtMs < 0) continue;
         if (state.expiresAtMs <= nowMs) {
           this.#entries.delete(name);
-          this.#options.onChange(name, null);
+          this.#options.onChange(name, null, "expired");
         } else if (Math.floor(state.expiresAtMs / EXPIRY_BUCKET_MS) <= current) {
           this.#expireAt(current + 1, name); // later in the bucket being swept: look again next time
         }
@@ -293,7 +310,7 @@ export class NodeWatch {
   #nodeDown(): void {
     if (!this.#connected) return;
     this.#connected = false;
-    this.#gap = true;
+    this.#markGap();
     this.#options.onReachability();
   }
 
@@ -329,9 +346,14 @@ export class NodeWatch {
       .finally(() => (this.#pingSentAt = null));
   }
 
+  #markGap(): void {
+    this.#gap = true;
+    this.#gapSinceMs ??= Date.now();
+  }
+
   #subscriberLost(): void {
     // Notifications published while the subscriber was away are lost: the node is relisted on return.
-    if (this.#subscribed) this.#gap = true;
+    if (this.#subscribed) this.#markGap();
     this.#subscribed = false;
   }
 
@@ -391,7 +413,7 @@ export class NodeWatch {
     this.#notifications = on ? "on" : "off";
   }
 
-  #notified(channel: Buffer): void {
+  #notified(channel: Buffer, event: Buffer): void {
     // __keyspace@<db>__:<key> — the key's bytes follow the prefix.
     const prefixLength = channel.indexOf(":") + 1;
     const key = channel.subarray(prefixLength);
@@ -405,6 +427,8 @@ export class NodeWatch {
       this.#markChanged(name, Buffer.from(name, "latin1"));
       return;
     }
+    const cause = REMOVAL_EVENTS.get(event.toString("latin1"));
+    if (cause) this.#removals.set(name, cause);
     this.#markChanged(name, key);
   }
 
@@ -412,7 +436,8 @@ export class NodeWatch {
     if (this.#pending.size >= MAX_PENDING_KEYS) {
       // More changes than the budget can read: drop them and relist instead (paced, bounded).
       this.#pending.clear();
-      this.#gap = true;
+      this.#removals.clear();
+      this.#markGap();
       this.#request("overflow");
       return;
     }
@@ -438,7 +463,8 @@ export class NodeWatch {
     } catch {
       // The node failed mid-read: it is relisted when it answers again.
       this.#pending.clear();
-      this.#gap = true;
+      this.#removals.clear();
+      this.#markGap();
       this.#request("reconnect");
     } finally {
       this.#draining = false;
@@ -471,10 +497,12 @@ export class NodeWatch {
 
   #apply(name: string, read: NodeKeyState | null, readAtMs: number): void {
     const known = this.#entries.get(name);
+    const cause = this.#removals.get(name);
+    if (cause) this.#removals.delete(name);
     if (read === null) {
       if (known) {
         this.#entries.delete(name);
-        this.#options.onChange(name, null);
+        this.#options.onChange(name, null, cause ?? "unknown");
       }
       return;
     }
@@ -568,11 +596,14 @@ export class NodeWatch {
     if (this.#runId !== null && runId !== this.#runId) {
       // Restarted or failed over: what it held may be gone. Forget it now, relist from nothing.
       reason = "restart";
-      this.#gap = true;
+      this.#markGap();
       for (const name of [...this.#entries.keys()]) this.#apply(name, null, Date.now());
     }
     this.#runId = runId;
-    if (GAP_REASONS.has(reason)) this.#gap = true;
+    if (GAP_REASONS.has(reason)) {
+      this.#markGap();
+      this.#options.onGap?.(this.#gapSinceMs ?? Date.now());
+    }
     this.#generation += 1;
     const startedAt = Date.now();
     const progress: ListingProgress = {
@@ -618,12 +649,14 @@ export class NodeWatch {
       // Subscribed before the listing began: whatever changed since reached the index as notifications.
       if (this.#subscribed) {
         this.#gap = false;
+        this.#gapSinceMs = null;
         this.#asOf = endedAt;
       } else {
         this.#request("reconnect"); // the subscriber dropped during the listing
       }
     } else {
       this.#gap = false;
+      this.#gapSinceMs = null;
       this.#asOf = startedAt;
       const waitMs = POLL_MIN_INTERVAL_MS - (endedAt - startedAt);
       if (waitMs > 0) await sleep(waitMs, undefined, { signal }).catch(() => {});

@@ -1,0 +1,26 @@
+import { eventsQuerySchema } from "@/lib/api/timeline";
+import { jsonResponse } from "@/lib/server/errors";
+import { readQuery } from "@/lib/server/http";
+import { route } from "@/lib/server/route";
+import { filterOf } from "@/lib/server/timeline/events-query";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Lock transitions, newest first, from the console's memory: never a read of a node. */
+export const GET = route(async (request, ctx) => {
+  await ctx.guard.requireRead(request);
+  const query = readQuery(request, eventsQuerySchema);
+  return jsonResponse({
+    serverTime: Date.now(),
+    transitions: ctx.timeline.transitions(query.limit, filterOf(query), query.after),
+    horizon: ctx.timeline.horizon(),
+  });
+});
+
+export {
+  methodNotAllowed as POST,
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

@@ -1,0 +1,165 @@
+/**
+ * `GET /api/events` (transitions across all locks), `GET /api/events/stream` (the same, pushed as
+ * server-sent events) and `GET /api/locks/{resource}/timeline` (one lock's transitions).
+ */
+import { z } from "zod";
+import { epochMsSchema, MAX_RESOURCE_BYTES, nodeIdSchema } from "./common";
+import { ownerInfoSchema } from "./locks";
+
+export const transitionKindSchema = z.enum([
+  /** A value reached a majority of nodes: a new holder. */
+  "acquired",
+  /** The holder's value stayed and its expiry on a majority moved later. */
+  "extended",
+  /** The holder's value left a majority by deletes (its holder released it). */
+  "released",
+  /** The holder's value left a majority by expiry: it ran out while held (crash, hang, long pause). */
+  "expired",
+  /** The holder's value was deleted by a force-release from this console. */
+  "force-released",
+  /** A node's maxmemory policy deleted a lock key: always an error (the lock's safety is gone there). */
+  "evicted",
+  /** Different values on different nodes for longer than EPISODE_MIN_MS. */
+  "conflict",
+  /** A value on some nodes but no majority, for longer than EPISODE_MIN_MS. */
+  "partial",
+  /**
+   * The console could not see every change for a while (a node was being listed, the console was
+   * not running): what happened between `since` and `at` is unknown, not "nothing".
+   */
+  "gap",
+]);
+export type TransitionKind = z.infer<typeof transitionKindSchema>;
+
+/** A partial or conflict state shorter than this is an acquire or release in flight, not an episode. */
+export const EPISODE_MIN_MS = 1_000;
+
+export const transitionSchema = z.object({
+  /** Increasing per console process; the SSE event id. */
+  id: z.number().int(),
+  /** When the console saw it (console clock, epoch ms). */
+  at: epochMsSchema,
+  kind: transitionKindSchema,
+  /** The lock's resource name ("" for a gap). */
+  resource: z.string(),
+  /** The holder's value (evicted: the value the node lost); null when none. */
+  value: z.string().nullable(),
+  owner: ownerInfoSchema.nullable(),
+  /** Ended holds: how long the value was held, in ms (from its owner's acquiredAt when known). */
+  heldMs: z.number().nullable(),
+  /** The most contenders seen waiting during the hold (acquired: waiting at that moment). */
+  waiters: z.number().int().nonnegative(),
+  /** evicted: the node that evicted; conflict/partial: the nodes that held a value. */
+  nodeIds: z.array(nodeIdSchema),
+  /** force-released: who did it (the audit's actor) and why. */
+  by: z.string().nullable(),
+  reason: z.string().nullable(),
+  /** partial/conflict: when the episode began; gap: when the blind spot began. */
+  since: epochMsSchema.nullable(),
+  /**
+   * acquired: the previous holder's hold ran out (expired while held) before this one took the lock.
+   * That holder never released: if it was only paused, it may still act as the holder — the two
+   * holds may overlap from this acquisition until it notices.
+   */
+  afterExpired: z
+    .object({
+      value: z.string(),
+      owner: ownerInfoSchema.nullable(),
+      expiredAt: epochMsSchema,
+    })
+    .nullable(),
+});
+export type Transition = z.infer<typeof transitionSchema>;
+
+/** From when the history is whole. */
+export const historyHorizonSchema = z.object({
+  /** Transitions are complete from this instant (console clock) up to now, gaps aside; null: not yet. */
+  completeSince: epochMsSchema.nullable(),
+  /** Why history starts there. */
+  basis: z.enum(["console-start", "index-listed", "retention", "store"]),
+  /** True while the index is not whole (a node being listed): changes now are not all seen. */
+  gapOpen: z.boolean(),
+  /** Transitions kept at most (CONSOLE_HISTORY_MAX). */
+  capacity: z.number().int(),
+  /** Kept now. */
+  retained: z.number().int(),
+  /** Whether transitions are also kept in CONSOLE_STATE_URL. */
+  durable: z.boolean(),
+});
+export type HistoryHorizon = z.infer<typeof historyHorizonSchema>;
+
+export const DEFAULT_EVENTS_LIMIT = 200;
+export const MAX_EVENTS_LIMIT = 2_000;
+
+const kindsSchema = z
+  .string()
+  .max(200)
+  .transform((text, context) => {
+    const kinds = text.split(",").filter(Boolean);
+    for (const kind of kinds) {
+      if (!transitionKindSchema.safeParse(kind).success) {
+        context.addIssue({ code: "custom", message: `unknown kind "${kind.slice(0, 40)}"` });
+        return z.NEVER;
+      }
+    }
+    return kinds as TransitionKind[];
+  });
+
+/** Filters of `GET /api/events` and `GET /api/events/stream`. All fields arrive as strings. */
+export const eventsQuerySchema = z.object({
+  /** Glob (Redis MATCH syntax) on resource names. */
+  match: z.string().max(256).optional(),
+  /** One resource, exactly (the lock page). */
+  resource: z.string().min(1).max(MAX_RESOURCE_BYTES).optional(),
+  /** Comma-separated kinds. */
+  kind: kindsSchema.optional(),
+  /** `label=value` on the holder's owner labels, e.g. `service=billing`. */
+  owner: z
+    .string()
+    .max(256)
+    .regex(/^[^=]+=.*$/, "must be label=value")
+    .optional(),
+  /** Only transitions with an id greater than this (to resume). */
+  after: z.coerce.number().int().nonnegative().optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_EVENTS_LIMIT).default(DEFAULT_EVENTS_LIMIT),
+});
+export type EventsQuery = z.infer<typeof eventsQuerySchema>;
+
+export const eventsResponseSchema = z.object({
+  serverTime: epochMsSchema,
+  /** Newest first. */
+  transitions: z.array(transitionSchema),
+  horizon: historyHorizonSchema,
+});
+export type EventsResponse = z.infer<typeof eventsResponseSchema>;
+
+/** The filters as one predicate, shared by the server (page, stream) and the browser (live rows). */
+export function transitionFilter(
+  query: Pick<EventsQuery, "kind" | "owner" | "resource">,
+  matchResource: (resource: string) => boolean,
+): (transition: Transition) => boolean {
+  const kinds = query.kind && query.kind.length > 0 ? new Set(query.kind) : null;
+  const [label, wanted] = query.owner ? splitOnce(query.owner) : [null, null];
+  return (transition) => {
+    if (kinds && !kinds.has(transition.kind)) return false;
+    if (label !== null) {
+      const have = transition.owner?.labels[label] ?? transition.afterExpired?.owner?.labels[label];
+      if (have !== wanted) return false;
+    }
+    if (query.resource !== undefined)
+      return transition.resource === query.resource || transition.kind === "gap";
+    return transition.kind === "gap" || matchResource(transition.resource);
+  };
+}
+
+function splitOnce(text: string): [string, string] {
+  const at = text.indexOf("=");
+  return [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** Transitions the UI makes stand out. */
+export function isAlarming(transition: Pick<Transition, "kind">): boolean {
+  return (
+    transition.kind === "expired" || transition.kind === "evicted" || transition.kind === "conflict"
+  );
+}

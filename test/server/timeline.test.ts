@@ -1,0 +1,337 @@
+/**
+ * The timeline on real masters: transitions folded from the live index's notifications. A holder
+ * SIGKILLed while holding shows as "expired" with its owner; one SIGSTOPped past its TTL while
+ * another takes the lock shows both holders and the possible overlap; a force-release names who
+ * did it; an eviction (maxmemory + allkeys-lru) shows as evicted; a subscriber dropped mid-way is a
+ * gap, never quiet; the feed is pushed as server-sent events; the history bound holds under 100k.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import * as events from "@/app/api/events/route";
+import * as stream from "@/app/api/events/stream/route";
+import * as forceRelease from "@/app/api/locks/force-release/route";
+import * as locks from "@/app/api/locks/route";
+import type { EventsResponse, LocksResponse, Transition } from "@/lib/api";
+import Redlock from "@redlock-console/redlock";
+import { History } from "@/lib/server/timeline/history";
+import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
+import { buildRequest, call, startTestConsole, type TestConsole } from "./helpers";
+
+const masters = usePrivateMasters(5);
+let tc: TestConsole;
+let nodes: Redis[];
+let redlock: Redlock;
+const name = (suffix: string) => `${tc.prefix}${suffix}`;
+
+async function transitionsOf(resource: string): Promise<Transition[]> {
+  const response = await call<EventsResponse>(
+    events.GET,
+    `/api/events?resource=${encodeURIComponent(resource)}&limit=100`,
+  );
+  expect(response.status).toBe(200);
+  return response.body.transitions.filter((transition) => transition.kind !== "gap").reverse();
+}
+
+/** Waits until the lock's transitions (oldest first) have the kinds `kinds` as a prefix. */
+async function waitForKinds(resource: string, kinds: string[], timeoutMs = 10_000) {
+  return waitForTransitions(
+    resource,
+    (seen) =>
+      expect(seen.map((transition) => transition.kind).slice(0, kinds.length)).toEqual(kinds),
+    timeoutMs,
+  );
+}
+
+async function waitForTransitions(
+  resource: string,
+  check: (seen: Transition[]) => void,
+  timeoutMs = 10_000,
+) {
+  let seen: Transition[] = [];
+  await vi.waitFor(
+    async () => {
+      seen = await transitionsOf(resource);
+      check(seen);
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
+  return seen;
+}
+
+function startHolder(resource: string, ttlMs: number, service: string) {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(import.meta.dirname, "fixtures/lock-holder.ts"),
+      resource,
+      String(ttlMs),
+      service,
+      ...masters.masters().urls,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"], cwd: path.resolve(import.meta.dirname, "../..") },
+  );
+  const held = new Promise<string>((resolve, reject) => {
+    let output = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /held (\S+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`holder exited (${code}) before holding`)));
+  });
+  return { child, held };
+}
+
+async function kill(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGKILL");
+  await new Promise((resolve) => child.once("exit", resolve));
+}
+
+beforeAll(async () => {
+  nodes = connect(masters.masters().urls);
+  tc = startTestConsole(masters.masters().urls, { resyncIntervalMs: 3_600_000 });
+  redlock = new Redlock(nodes, { retryCount: 0, owner: { service: "tests" } });
+  await tc.sync();
+  // History starts once the index is whole (the first tick after the listing).
+  await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+});
+
+afterAll(async () => {
+  await tc.close();
+  await disconnect(nodes);
+});
+
+describe("a lock's transitions", () => {
+  it("acquired, extended and released, each with its owner, hold time and waiters", async () => {
+    const resource = name("lifecycle");
+    const lock = await redlock.acquire([resource], 10_000);
+    await sleep(300);
+    const extended = await lock.extend(20_000);
+    await sleep(100);
+    await extended.release();
+    const seen = await waitForKinds(resource, ["acquired", "extended", "released"]);
+    expect(seen.every((transition) => transition.owner?.labels.service === "tests")).toBe(true);
+    expect(seen.every((transition) => transition.value === lock.value)).toBe(true);
+    expect(seen[2]!.heldMs).toBeGreaterThanOrEqual(400);
+    expect(seen[2]!.heldMs).toBeLessThan(5_000);
+  });
+
+  it("a holder SIGKILLed while holding: expired while held, with its owner", async () => {
+    const resource = name("killed");
+    const holder = startHolder(resource, 1_500, "killed-worker");
+    try {
+      const value = await holder.held;
+      await waitForKinds(resource, ["acquired"]);
+      await kill(holder.child);
+      const seen = await waitForKinds(resource, ["acquired", "expired"], 8_000);
+      const expired = seen.find((transition) => transition.kind === "expired")!;
+      expect(expired.value).toBe(value);
+      expect(expired.owner?.labels.service).toBe("killed-worker");
+      expect(expired.heldMs).toBeGreaterThanOrEqual(1_000);
+    } finally {
+      await kill(holder.child);
+    }
+  });
+
+  it("a holder SIGSTOPped past its TTL while another takes the lock: both holders and the overlap", async () => {
+    const resource = name("paused");
+    const holder = startHolder(resource, 1_500, "paused-worker");
+    try {
+      const first = await holder.held;
+      // It extends every 500 ms: let it do so at least once, then pause it.
+      await waitForKinds(resource, ["acquired", "extended"], 5_000);
+      holder.child.kill("SIGSTOP");
+      const second = await redlock.acquire([resource], 10_000, { retryCount: 40, retryDelay: 100 });
+      const seen = await waitForTransitions(resource, (transitions) =>
+        expect(transitions.at(-1)?.value).toBe(second.value),
+      );
+      const kinds = seen.map((transition) => transition.kind);
+      const expiredAt = kinds.indexOf("expired");
+      expect(expiredAt).toBeGreaterThan(0);
+      expect(seen[expiredAt]!.owner?.labels.service).toBe("paused-worker");
+      const taken = seen[expiredAt + 1]!;
+      expect(taken).toMatchObject({ kind: "acquired", value: second.value });
+      expect(taken.owner?.labels.service).toBe("tests");
+      // The new holder is marked: the previous one ran out instead of releasing, so may still act.
+      expect(taken.afterExpired).toMatchObject({ value: first });
+      expect(taken.afterExpired?.owner?.labels.service).toBe("paused-worker");
+      holder.child.kill("SIGCONT");
+      await second.release();
+    } finally {
+      await kill(holder.child);
+    }
+  });
+
+  it("a force-release names who did it and why", async () => {
+    const resource = name("forced");
+    const lock = await redlock.acquire([resource], 30_000);
+    await waitForKinds(resource, ["acquired"]);
+    const forced = await call(forceRelease.POST, "/api/locks/force-release", {
+      body: { resource, expectedValue: lock.value, reason: "stuck job, paged" },
+    });
+    expect(forced.status).toBe(200);
+    const seen = await waitForKinds(resource, ["acquired", "force-released"]);
+    expect(seen[1]).toMatchObject({ by: "token", reason: "stuck job, paged", value: lock.value });
+  });
+
+  it("a conflict that lasts is an episode; an acquire in flight is not", async () => {
+    const resource = name("conflict");
+    await Promise.all([0, 1].map((i) => nodes[i]!.set(resource, "a".repeat(40), "PX", 5_000)));
+    await Promise.all([2, 3].map((i) => nodes[i]!.set(resource, "b".repeat(40), "PX", 5_000)));
+    const seen = await waitForKinds(resource, ["conflict"], 5_000);
+    expect(seen[0]!.nodeIds).toEqual(["node-1", "node-2", "node-3", "node-4"]);
+    await Promise.all(nodes.map((node) => node.del(resource)));
+    // Every acquire above passed through "partial" for a moment: none of them became an episode.
+    const partials = (await call<EventsResponse>(events.GET, "/api/events?kind=partial")).body;
+    expect(partials.transitions).toEqual([]);
+  });
+
+  it("the overview row counts changes of hands and expiries in the last hour", async () => {
+    const resource = name("killed");
+    const page = await call<LocksResponse>(
+      locks.GET,
+      `/api/locks?match=${encodeURIComponent(resource)}`,
+    );
+    // Nothing holds it now; a new holder gets the row back with its history.
+    expect(page.body.items).toEqual([]);
+    const lock = await redlock.acquire([resource], 5_000);
+    await tc.sync();
+    await vi.waitFor(async () => {
+      const row = (
+        await call<LocksResponse>(locks.GET, `/api/locks?match=${encodeURIComponent(resource)}`)
+      ).body.items[0];
+      expect(row?.activity).toEqual({ handsLastHour: 2, expiredLastHour: 1 });
+    });
+    await lock.release();
+  });
+});
+
+describe("what the console did not see is a gap", () => {
+  it("a dropped subscriber: the relist is recorded as a gap, and history goes on after it", async () => {
+    const before = tc.ctx.timeline.transitions(1)[0]?.id ?? 0;
+    await nodes[2]!.client("KILL", "TYPE", "pubsub");
+    await vi.waitFor(
+      () => {
+        const gap = tc.ctx.timeline.transitions(50, (t) => t.kind === "gap", before)[0];
+        expect(gap?.since).toBeLessThanOrEqual(gap!.at);
+      },
+      { timeout: 15_000 },
+    );
+    expect(tc.ctx.timeline.horizon().gapOpen).toBe(false);
+    const resource = name("after-gap");
+    const lock = await redlock.acquire([resource], 5_000);
+    // Held long enough to be read: a hold that begins and ends between two reads is not seen.
+    await sleep(100);
+    await lock.release();
+    await waitForKinds(resource, ["acquired", "released"]);
+  });
+});
+
+describe("the feed, pushed", () => {
+  it("streams transitions as server-sent events, filtered by kind and owner", async () => {
+    const controller = new AbortController();
+    const response = await stream.GET(
+      new Request(buildRequest("/api/events/stream?kind=acquired&owner=service%3Dstreamed").url, {
+        headers: buildRequest("/").headers,
+        signal: controller.signal,
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    const streamed = new Redlock(nodes, { retryCount: 0, owner: { service: "streamed" } });
+    const resource = name("streamed");
+    const writtenAt = Date.now();
+    const lock = await streamed.acquire([resource], 5_000);
+    await redlock.acquire([name("not-streamed")], 5_000).then((other) => other.release());
+    let text = "";
+    while (!text.includes(`"resource":"${resource}"`)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    const pushedMs = Date.now() - writtenAt;
+    const frames = text.split("\n\n").filter((frame) => frame.includes("event: transition"));
+    expect(frames).toHaveLength(1);
+    const transition = JSON.parse(frames[0]!.split("data: ")[1]!) as Transition;
+    expect(transition).toMatchObject({ kind: "acquired", resource, value: lock.value });
+    expect(pushedMs).toBeLessThan(2_000);
+    controller.abort();
+    await reader.cancel().catch(() => {});
+    await lock.release();
+  });
+
+  it("refuses unknown kinds and bad owner filters with a 400", async () => {
+    for (const query of ["kind=acquired,stolen", "owner=nolabel", "limit=0", "after=-1"]) {
+      const response = await call<{ error: { code: string } }>(events.GET, `/api/events?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(response.body.error.code).toBe("invalid_request");
+    }
+  });
+});
+
+describe("eviction", () => {
+  it("a lock key evicted by a node's maxmemory policy shows as evicted, with the node", async () => {
+    const resource = name("evicted");
+    const lock = await redlock.acquire([resource], 60_000);
+    await waitForKinds(resource, ["acquired"]);
+    const node = nodes[4]!;
+    const used = Number(/used_memory:(\d+)/.exec(await node.info("memory"))![1]);
+    await node.config("SET", "maxmemory-policy", "allkeys-lru");
+    await node.config("SET", "maxmemory", String(used + 512 * 1024));
+    try {
+      const filler = "x".repeat(4096);
+      for (let batch = 0; batch < 200 && (await node.exists(resource)) === 1; batch += 1) {
+        const pipeline = node.pipeline();
+        for (let index = 0; index < 50; index += 1)
+          pipeline.set(`filler:${batch}:${index}`, filler);
+        await pipeline.exec();
+      }
+      expect(await node.exists(resource)).toBe(0);
+    } finally {
+      await node.config("SET", "maxmemory", "0");
+      await node.config("SET", "maxmemory-policy", "noeviction");
+      await node.flushdb();
+    }
+    const seen = await waitForKinds(resource, ["acquired", "evicted"]);
+    expect(seen[1]).toMatchObject({ value: lock.value, nodeIds: ["node-5"] });
+    expect(seen[1]!.owner?.labels.service).toBe("tests");
+    await lock.release();
+  });
+});
+
+describe("the history bound", () => {
+  it("keeps the newest `capacity` of 100,000 transitions, oldest dropped first", () => {
+    const history = new History(1_000);
+    for (let id = 1; id <= 100_000; id += 1)
+      history.push({
+        id,
+        at: id,
+        kind: "acquired",
+        resource: `r${id % 100}`,
+        value: null,
+        owner: null,
+        heldMs: null,
+        waiters: 0,
+        nodeIds: [],
+        by: null,
+        reason: null,
+        since: null,
+        afterExpired: null,
+      });
+    expect(history.size).toBe(1_000);
+    expect(history.oldest?.id).toBe(99_001);
+    const newest = history.newest(2_000, () => true);
+    expect(newest).toHaveLength(1_000);
+    expect(newest[0]!.id).toBe(100_000);
+    expect(history.newest(10, () => true, 99_995).map((t) => t.id)).toEqual([
+      100_000, 99_999, 99_998, 99_997, 99_996,
+    ]);
+  });
+});
