@@ -70,9 +70,13 @@ test("the app works under its CSP: no violation on any page", async ({ page, res
     );
   });
   const { lock } = await api.acquire([resource], 30_000);
+  // Pages that follow the event stream never go network-idle: they are loaded once their
+  // history shows (it arrives by fetch and the stream opens after it).
+  const streaming = new Set(["/events", `/locks/${encodeURIComponent(resource)}`]);
   for (const path of [
     "/",
     `/locks/${encodeURIComponent(resource)}`,
+    "/events",
     "/latency",
     "/audit",
     "/playground",
@@ -80,7 +84,12 @@ test("the app works under its CSP: no violation on any page", async ({ page, res
   ]) {
     await page.goto(path);
     await expect(page.getByRole("main")).toBeVisible();
-    await page.waitForLoadState("networkidle");
+    if (streaming.has(path)) {
+      await expect(page.getByTestId("history-horizon").first()).toBeVisible();
+      await page.waitForTimeout(500);
+    } else {
+      await page.waitForLoadState("networkidle");
+    }
   }
   await expect(page.getByLabel("Admin token")).toBeVisible(); // hydrated: the login form renders client-side
   expect(violations).toEqual([]);

@@ -62,6 +62,10 @@ for (const colorScheme of ["light", "dark"] as const) {
     });
     await keep(page, testInfo, `latency-${colorScheme}`);
 
+    await page.goto("/events");
+    await expect(page.getByTestId("history-horizon")).toBeVisible();
+    await keep(page, testInfo, `events-${colorScheme}`);
+
     await page.goto("/audit");
     await expect(page.getByRole("table", { name: "Audit entries" })).toBeVisible();
     await keep(page, testInfo, `audit-${colorScheme}`);

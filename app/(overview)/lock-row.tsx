@@ -3,6 +3,7 @@ import Link from "next/link";
 import { memo, type CSSProperties } from "react";
 import { ElapsedSince } from "@/components/locks/held-for";
 import { HolderValue } from "@/components/locks/holder-value";
+import { LockActivity } from "@/components/locks/lock-activity";
 import { LockFlags } from "@/components/locks/lock-flags";
 import { LockOwnerLabel } from "@/components/locks/lock-owner";
 import { LockStateBadge } from "@/components/locks/state-badge";
@@ -50,6 +51,7 @@ export const LockRowView = memo(function LockRowView({ row, rowIndex, style }: L
         </Link>
         {row.format === "redisson-hash" && <span className="muted"> (Redisson)</span>}
         <LockFlags flags={row.flags} />
+        <LockActivity activity={row.activity} />
       </span>
       <span role="cell" className={styles.state}>
         <LockStateBadge state={row.state} />

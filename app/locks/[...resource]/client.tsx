@@ -12,7 +12,11 @@ import { ValidityCountdown } from "@/components/locks/validity-countdown";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { formatTimestamp } from "@/components/ui/format";
 import { expiresAtMs, type LockDetail } from "@/lib/api/locks";
+import { HistoryHorizonNotice } from "@/components/locks/history-horizon";
+import { HoldTimeline } from "@/components/locks/hold-timeline";
+import { TransitionTable } from "@/components/locks/transition-table";
 import { useAudit } from "../../_queries/audit";
+import { useTransitions } from "../../_queries/events";
 import { useLock } from "../../_queries/lock";
 import { useNodes } from "../../_queries/nodes";
 import { ForceReleaseSection } from "./force-release-section";
@@ -87,6 +91,32 @@ function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
       <dt>Format</dt>
       <dd>{lock.format === "redisson-hash" ? "Redisson hash" : "string (Redlock)"}</dd>
     </dl>
+  );
+}
+
+/** What has been happening to this lock: its holds over the last hour, then every transition, live. */
+function ResourceTimeline({ resource }: { resource: string }) {
+  const { data, error } = useTransitions({ resource }, 500);
+  return (
+    <section aria-labelledby="lock-timeline-heading">
+      <h2 id="lock-timeline-heading">Timeline</h2>
+      {error && <ErrorNotice error={error} title="History unavailable" />}
+      {data && (
+        <>
+          <HoldTimeline transitions={data.transitions} />
+          <HistoryHorizonNotice horizon={data.horizon} />
+          {data.transitions.length === 0 ? (
+            <p className="muted">No transition of this lock since the history began.</p>
+          ) : (
+            <TransitionTable
+              transitions={data.transitions.slice(0, 100)}
+              label="Transitions of this lock"
+              showResource={false}
+            />
+          )}
+        </>
+      )}
+    </section>
   );
 }
 
@@ -172,6 +202,7 @@ export function LockDetailClient({
           )}
         </section>
       )}
+      <ResourceTimeline resource={resource} />
       <ResourceAudit resource={resource} />
     </>
   );

@@ -1,0 +1,107 @@
+"use client";
+
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { HistoryHorizonNotice } from "@/components/locks/history-horizon";
+import { TRANSITION_TEXT } from "@/components/locks/transition-kind";
+import { TransitionTable } from "@/components/locks/transition-table";
+import { ErrorNotice } from "@/components/ui/error-notice";
+import { transitionKindSchema } from "@/lib/api/timeline";
+import { useTransitions, type TransitionFilters } from "../_queries/events";
+
+const KIND_CHOICES = [
+  { value: "", label: "All kinds" },
+  { value: "expired,evicted,conflict", label: "Problems (expired, evicted, conflict)" },
+  ...transitionKindSchema.options.map((kind) => ({
+    value: kind,
+    label: TRANSITION_TEXT[kind].label,
+  })),
+];
+
+/** The filters live in the URL (?match=&kind=&owner=), so a filtered feed is a link. */
+function useFilterParams(): [TransitionFilters, (next: TransitionFilters) => void] {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const filters: TransitionFilters = {
+    match: params.get("match") ?? undefined,
+    kind: params.get("kind") ?? undefined,
+    owner: params.get("owner") ?? undefined,
+  };
+  const setFilters = (next: TransitionFilters) => {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(next)) if (value) query.set(name, value);
+    const text = query.toString();
+    router.replace(text ? `${pathname}?${text}` : pathname, { scroll: false });
+  };
+  return [filters, setFilters];
+}
+
+export function EventsClient() {
+  const [filters, setFilters] = useFilterParams();
+  const { data, error } = useTransitions(filters);
+  const [match, setMatch] = useState(filters.match ?? "");
+  const [owner, setOwner] = useState(filters.owner ?? "");
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    setFilters({ ...filters, match: match.trim(), owner: owner.trim() });
+  };
+  return (
+    <div className="stack">
+      <h1>Events</h1>
+      <p className="muted">
+        What happened to every lock, live: folded from the nodes&apos; keyspace notifications by the
+        console, pushed to this page as it happens. Holds that expired instead of being released,
+        evictions and conflicts stand out.
+      </p>
+      <form
+        className="row"
+        onSubmit={apply}
+        aria-label="Filter events"
+        style={{ flexWrap: "wrap" }}
+      >
+        <label className="row">
+          Resource
+          <input
+            value={match}
+            onChange={(event) => setMatch(event.target.value)}
+            placeholder="orders:*"
+            maxLength={256}
+          />
+        </label>
+        <label className="row">
+          Owner
+          <input
+            value={owner}
+            onChange={(event) => setOwner(event.target.value)}
+            placeholder="service=billing"
+            maxLength={256}
+          />
+        </label>
+        <label className="row">
+          Kind
+          <select
+            value={filters.kind ?? ""}
+            onChange={(event) => setFilters({ ...filters, kind: event.target.value })}
+          >
+            {KIND_CHOICES.map((choice) => (
+              <option key={choice.value} value={choice.value}>
+                {choice.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Apply</button>
+      </form>
+      {error && <ErrorNotice error={error} title="Events unavailable" />}
+      {data && <HistoryHorizonNotice horizon={data.horizon} />}
+      {!data && !error && <p className="muted">Loading events…</p>}
+      {data && data.transitions.length === 0 && (
+        <p className="notice notice-info">No transition matches since the history began.</p>
+      )}
+      {data && data.transitions.length > 0 && (
+        <TransitionTable transitions={data.transitions} label="Lock transitions" />
+      )}
+    </div>
+  );
+}

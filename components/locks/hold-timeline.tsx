@@ -1,0 +1,162 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { CartesianGrid, LineChart, ReferenceArea, ReferenceLine, XAxis, YAxis } from "recharts";
+import { formatClock, formatDurationMs } from "@/components/ui/format";
+import type { Transition } from "@/lib/api/timeline";
+
+const WINDOW_MS = 60 * 60_000;
+
+type Ending = "held" | "released" | "expired" | "force-released";
+
+export interface HoldBand {
+  value: string;
+  holder: string;
+  startMs: number;
+  endMs: number;
+  ending: Ending;
+}
+
+const ENDING_COLOUR: Record<Ending, string> = {
+  held: "var(--info)",
+  released: "var(--ok)",
+  expired: "var(--danger)",
+  "force-released": "var(--warn)",
+};
+
+/** Holds from a lock's transitions (newest first): each acquisition paired with how it ended. */
+export function holdBands(transitions: readonly Transition[], nowMs: number): HoldBand[] {
+  const bands: HoldBand[] = [];
+  const open = new Map<string, HoldBand>();
+  for (const transition of [...transitions].reverse()) {
+    const holder =
+      transition.owner?.labels.service ?? transition.owner?.labels.host ?? "unlabelled";
+    if (transition.kind === "acquired" && transition.value) {
+      const band: HoldBand = {
+        value: transition.value,
+        holder,
+        startMs: transition.owner?.acquiredAt ?? transition.at,
+        endMs: nowMs,
+        ending: "held",
+      };
+      open.set(transition.value, band);
+      bands.push(band);
+    } else if (
+      (transition.kind === "released" ||
+        transition.kind === "expired" ||
+        transition.kind === "force-released") &&
+      transition.value
+    ) {
+      let band = open.get(transition.value);
+      if (!band) {
+        // Acquired before history began: its start comes from how long it was held.
+        band = {
+          value: transition.value,
+          holder,
+          startMs: transition.at - (transition.heldMs ?? 0),
+          endMs: nowMs,
+          ending: "held",
+        };
+        bands.push(band);
+      }
+      open.delete(transition.value);
+      band.ending = transition.kind;
+      band.endMs = transition.heldMs !== null ? band.startMs + transition.heldMs : transition.at;
+    }
+  }
+  return bands;
+}
+
+function useNow(intervalMs: number): number {
+  const [nowMs, setNowMs] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNowMs(Date.now()), intervalMs);
+    return () => clearInterval(timer);
+  }, [intervalMs]);
+  return nowMs;
+}
+
+/** Who held the lock over the last hour: one band per hold, coloured by how it ended. */
+export function HoldTimeline({ transitions }: { transitions: readonly Transition[] }) {
+  const nowMs = useNow(2_000);
+  const fromMs = nowMs - WINDOW_MS;
+  const bands = holdBands(transitions, nowMs).filter((band) => band.endMs >= fromMs);
+  const evictions = transitions.filter((t) => t.kind === "evicted" && t.at >= fromMs);
+  const gaps = transitions.filter((t) => t.kind === "gap" && t.at >= fromMs && t.since !== null);
+  const expired = bands.filter((band) => band.ending === "expired").length;
+  const summary =
+    `${bands.length} hold(s) in the last hour` +
+    (expired > 0 ? `, ${expired} expired while held` : "") +
+    (evictions.length > 0 ? `, ${evictions.length} eviction(s)` : "");
+  return (
+    <figure className="chart" aria-label="Who held this lock over the last hour">
+      <LineChart
+        responsive
+        style={{ width: "100%", height: 140 }}
+        data={[
+          { at: fromMs, y: 0 },
+          { at: nowMs, y: 1 },
+        ]}
+        margin={{ top: 8, right: 16, bottom: 0, left: 0 }}
+      >
+        <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
+        <XAxis
+          dataKey="at"
+          type="number"
+          scale="time"
+          domain={[fromMs, nowMs]}
+          allowDataOverflow
+          tickFormatter={formatClock}
+          stroke="var(--text-muted)"
+        />
+        <YAxis type="number" domain={[0, 1]} hide />
+        {gaps.map((gap) => (
+          <ReferenceArea
+            key={`gap-${gap.id}`}
+            x1={Math.max(fromMs, gap.since!)}
+            x2={gap.at}
+            y1={0}
+            y2={1}
+            fill="var(--text-muted)"
+            fillOpacity={0.15}
+            ifOverflow="hidden"
+          />
+        ))}
+        {bands.map((band) => (
+          <ReferenceArea
+            key={`${band.value}-${band.startMs}`}
+            x1={Math.max(fromMs, band.startMs)}
+            x2={Math.max(band.endMs, Math.max(fromMs, band.startMs) + 1)}
+            y1={0.2}
+            y2={0.8}
+            fill={ENDING_COLOUR[band.ending]}
+            fillOpacity={0.6}
+            stroke={ENDING_COLOUR[band.ending]}
+            ifOverflow="hidden"
+            label={
+              band.endMs - band.startMs > WINDOW_MS / 12
+                ? { value: band.holder, fill: "var(--text)", fontSize: 11 }
+                : undefined
+            }
+          />
+        ))}
+        {evictions.map((eviction) => (
+          <ReferenceLine
+            key={`evicted-${eviction.id}`}
+            x={eviction.at}
+            stroke="var(--danger)"
+            strokeDasharray="4 2"
+          />
+        ))}
+      </LineChart>
+      <figcaption className="muted">
+        {summary}. Bands: <span style={{ color: ENDING_COLOUR.held }}>held now</span>,{" "}
+        <span style={{ color: ENDING_COLOUR.released }}>released</span>,{" "}
+        <span style={{ color: ENDING_COLOUR.expired }}>expired while held</span>,{" "}
+        <span style={{ color: ENDING_COLOUR["force-released"] }}>force-released</span>; dashed
+        lines: evictions; grey: gaps ({bands.length > 0 ? formatDurationMs(nowMs - fromMs) : "1 h"}{" "}
+        shown).
+      </figcaption>
+    </figure>
+  );
+}
