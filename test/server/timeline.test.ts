@@ -15,11 +15,15 @@ import * as forceRelease from "@/app/api/locks/force-release/route";
 import * as locks from "@/app/api/locks/route";
 import type { EventsResponse, LocksResponse, Transition } from "@/lib/api";
 import Redlock from "@redlock-console/redlock";
+import { createMetrics } from "@/lib/server/metrics";
 import { History } from "@/lib/server/timeline/history";
+import { AS_OF_KEY, TRANSITIONS_STREAM } from "@/lib/server/timeline/state-store";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import { buildRequest, call, startTestConsole, type TestConsole } from "./helpers";
 
 const masters = usePrivateMasters(5);
+/** A Redis of the operator's choice for console state: never one of the lock nodes. */
+const stateStore = usePrivateMasters(1);
 let tc: TestConsole;
 let nodes: Redis[];
 let redlock: Redlock;
@@ -333,5 +337,87 @@ describe("the history bound", () => {
     expect(history.newest(10, () => true, 99_995).map((t) => t.id)).toEqual([
       100_000, 99_999, 99_998, 99_997, 99_996,
     ]);
+  });
+});
+
+describe("the state store (CONSOLE_STATE_URL)", () => {
+  it("keeps history across a console restart, marks the time it was away as a gap, and writes nothing to the lock nodes", async () => {
+    const [stateUrl] = stateStore.masters().urls;
+    const first = startTestConsole(masters.masters().urls, {
+      stateUrl,
+      resyncIntervalMs: 3_600_000,
+    });
+    await first.sync();
+    await vi.waitFor(() => expect(first.ctx.timeline.horizon().completeSince).not.toBeNull());
+    const resource = `${first.prefix}stored`;
+    const lock = await redlock.acquire([resource], 5_000);
+    await sleep(100);
+    await lock.release();
+    await vi.waitFor(() =>
+      expect(first.ctx.timeline.transitions(10, (t) => t.resource === resource)).toHaveLength(2),
+    );
+    await first.close();
+    const [state] = connect([stateUrl!]);
+    expect(await state!.xlen(TRANSITIONS_STREAM)).toBeGreaterThanOrEqual(2);
+    expect(Number(await state!.get(AS_OF_KEY))).toBeGreaterThan(0);
+    await disconnect([state!]);
+    for (const node of nodes) expect(await node.exists(TRANSITIONS_STREAM, AS_OF_KEY)).toBe(0);
+
+    await sleep(300);
+    const second = startTestConsole(masters.masters().urls, {
+      stateUrl,
+      resyncIntervalMs: 3_600_000,
+    });
+    try {
+      await second.sync();
+      await vi.waitFor(() => expect(second.ctx.timeline.horizon().basis).toBe("store"));
+      const restored = second.ctx.timeline.transitions(10, (t) => t.resource === resource);
+      expect(restored.map((t) => t.kind)).toEqual(["released", "acquired"]);
+      const gap = await vi.waitFor(() => {
+        const found = second.ctx.timeline.transitions(1, (t) => t.kind === "gap")[0];
+        expect(found).toBeDefined();
+        return found!;
+      });
+      // The gap covers the time no console watched: from the first one's last as-of to now.
+      expect(gap.since).toBeLessThan(gap.at - 300);
+      expect(second.ctx.timeline.horizon()).toMatchObject({ durable: true, gapOpen: false });
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe("transition metrics", () => {
+  it("label by owner service, capped: unlabelled is unknown, past the cap other", async () => {
+    const metrics = createMetrics([], false, 2);
+    const transition = (service?: string): Transition => ({
+      id: 1,
+      at: 0,
+      kind: "expired",
+      resource: "r",
+      value: "v",
+      owner: service
+        ? { labels: { service }, acquiredAt: 0, ttlMs: 1_000, extensions: null }
+        : null,
+      heldMs: 1_500,
+      waiters: 0,
+      nodeIds: [],
+      by: null,
+      reason: null,
+      since: null,
+      afterExpired: null,
+    });
+    for (const service of ["a", "b", "c", "d", undefined, "a"])
+      metrics.recordTransition(transition(service));
+    const text = await metrics.registry.metrics();
+    const series = [
+      ...text.matchAll(
+        /^redlock_console_lock_transitions_total\{kind="expired",service="([^"]+)"\} (\d+)/gm,
+      ),
+    ].map(([, service, count]) => `${service}=${count}`);
+    expect(series.sort()).toEqual(["a=2", "b=1", "other=2", "unknown=1"]);
+    expect(text).toMatch(
+      /redlock_console_lock_hold_seconds_count\{ended="expired",service="a"\} 2/,
+    );
   });
 });
