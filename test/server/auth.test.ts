@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import * as events from "@/app/api/events/route";
+import * as eventStream from "@/app/api/events/stream/route";
 import * as health from "@/app/api/health/route";
 import * as locks from "@/app/api/locks/route";
 import * as nodesRoute from "@/app/api/nodes/route";
@@ -100,6 +102,17 @@ describe("read access and read-only mode", () => {
     expect((await call(nodesRoute.GET, "/api/nodes", { token: null })).status).toBe(401);
     expect((await call(nodesRoute.GET, "/api/nodes")).status).toBe(200);
     expect((await call(health.GET, "/api/health", { token: null })).status).toBe(200);
+  });
+
+  it("closes the lock history and its live stream like any read", async () => {
+    open({ publicRead: false });
+    expect((await call(events.GET, "/api/events", { token: null })).status).toBe(401);
+    expect((await call(eventStream.GET, "/api/events/stream", { token: null })).status).toBe(401);
+    expect((await call(events.GET, "/api/events", { token: "wrong" })).status).toBe(401);
+    expect((await call(events.GET, "/api/events")).status).toBe(200);
+    // Both are reads: no other method is served.
+    for (const route of [events, eventStream])
+      expect((await call(route.POST, "/api/events", { body: {} })).status).toBe(405);
   });
 
   it("answers 401 to a wrong bearer token even on an open read route", async () => {

@@ -7,6 +7,8 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as unknownApi from "@/app/api/[...path]/route";
 import * as audit from "@/app/api/audit/route";
+import * as events from "@/app/api/events/route";
+import * as eventStream from "@/app/api/events/stream/route";
 import * as health from "@/app/api/health/route";
 import * as latency from "@/app/api/latency/route";
 import * as lockRoute from "@/app/api/locks/[...resource]/route";
@@ -587,6 +589,31 @@ const cases: Case[] = [
     "invalid_request",
   ],
   ["audit with limit=0", audit.GET, "/api/audit?limit=0", {}, 400, "invalid_request"],
+  [
+    "events with an unknown kind",
+    events.GET,
+    "/api/events?kind=stolen",
+    {},
+    400,
+    "invalid_request",
+  ],
+  [
+    "events with a glob too long",
+    events.GET,
+    `/api/events?match=${"*".repeat(300)}`,
+    {},
+    400,
+    "invalid_request",
+  ],
+  [
+    "event stream with owner not label=value",
+    eventStream.GET,
+    "/api/events/stream?owner=x",
+    {},
+    400,
+    "invalid_request",
+  ],
+  ["events with limit=99999", events.GET, "/api/events?limit=99999", {}, 400, "invalid_request"],
   ["audit with limit=99999", audit.GET, "/api/audit?limit=99999", {}, 400, "invalid_request"],
   [
     "login as text/plain",
