@@ -14,9 +14,8 @@ import { foldResource, type FlagThresholds, type NodeKeyState } from "../snapsho
 import { ownerOfValue } from "../snapshot/ownership";
 import { describeKey } from "../snapshot/snapshot";
 import { createBudget } from "./budget";
-import { NodeWatch, type IndexedState } from "./node-watch";
+import { NodeWatch, type IndexedState, type RemovalCause } from "./node-watch";
 import { stateOf } from "./state-of";
-import type { RemovalCause } from "../timeline/timeline";
 
 export interface LiveIndexOptions {
   readonly patterns: readonly string[];

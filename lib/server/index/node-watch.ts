@@ -30,7 +30,6 @@ import type { ConsoleNode } from "../node-registry";
 import type { NodeKeyState } from "../snapshot/fold";
 import { compileGlob } from "../snapshot/glob";
 import { readLockKeys } from "../snapshot/read-node";
-import type { RemovalCause } from "../timeline/timeline";
 import type { Budget } from "./budget";
 import { missingEventFlags, NEEDED_EVENT_FLAGS } from "./event-flags";
 
@@ -56,6 +55,9 @@ export class IndexedState {
     public generation: number,
   ) {}
 }
+
+/** Why a node no longer holds a key: the keyspace event that removed it, or none seen. */
+export type RemovalCause = "deleted" | "expired" | "evicted" | "unknown";
 
 export interface NodeWatchOptions {
   readonly node: ConsoleNode;

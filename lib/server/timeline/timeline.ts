@@ -17,13 +17,10 @@ import {
   type TransitionKind,
 } from "@/lib/api/timeline";
 import { stateOf } from "../index/state-of";
-import type { IndexedState } from "../index/node-watch";
+import type { IndexedState, RemovalCause } from "../index/node-watch";
 import { ownerOfValue } from "../snapshot/ownership";
 import { describeKey } from "../snapshot/snapshot";
 import { History } from "./history";
-
-/** Why a node no longer holds a key: the keyspace event that removed it, or none seen. */
-export type RemovalCause = "deleted" | "expired" | "evicted" | "unknown";
 
 /** Per node, in node order: its state, null (absent) or undefined (unreachable). */
 export type NodeReads = ReadonlyArray<IndexedState | null | undefined>;
