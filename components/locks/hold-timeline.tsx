@@ -6,6 +6,9 @@ import { formatClock, formatDurationMs } from "@/components/ui/format";
 import type { Transition } from "@/lib/api/timeline";
 
 const WINDOW_MS = 60 * 60_000;
+/** A hold is drawn at least this wide, so a hold of seconds still shows in an hour. */
+const MIN_BAND_MS = WINDOW_MS / 300;
+const TICK_MS = 10 * 60_000;
 
 type Ending = "held" | "released" | "expired" | "force-released";
 
@@ -67,6 +70,13 @@ export function holdBands(transitions: readonly Transition[], nowMs: number): Ho
   return bands;
 }
 
+/** Every 10 minutes on the clock within the window. */
+function ticksBetween(fromMs: number, toMs: number): number[] {
+  const ticks: number[] = [];
+  for (let at = Math.ceil(fromMs / TICK_MS) * TICK_MS; at <= toMs; at += TICK_MS) ticks.push(at);
+  return ticks;
+}
+
 function useNow(intervalMs: number): number {
   const [nowMs, setNowMs] = useState(() => Date.now());
   useEffect(() => {
@@ -105,6 +115,7 @@ export function HoldTimeline({ transitions }: { transitions: readonly Transition
           type="number"
           scale="time"
           domain={[fromMs, nowMs]}
+          ticks={ticksBetween(fromMs, nowMs)}
           allowDataOverflow
           tickFormatter={formatClock}
           stroke="var(--text-muted)"
@@ -126,7 +137,7 @@ export function HoldTimeline({ transitions }: { transitions: readonly Transition
           <ReferenceArea
             key={`${band.value}-${band.startMs}`}
             x1={Math.max(fromMs, band.startMs)}
-            x2={Math.max(band.endMs, Math.max(fromMs, band.startMs) + 1)}
+            x2={Math.max(band.endMs, Math.max(fromMs, band.startMs) + MIN_BAND_MS)}
             y1={0.2}
             y2={0.8}
             fill={ENDING_COLOUR[band.ending]}

@@ -87,6 +87,8 @@ export class Timeline {
   >();
   readonly #listeners = new Set<Listener>();
   #nextId = 1;
+  /** Transitions folded in this process (restored ones not counted). */
+  #emitted = 0;
   #complete = false;
   #gapSinceMs: number | null = null;
   #completeSinceMs: number | null = null;
@@ -213,6 +215,13 @@ export class Timeline {
 
   /** A node is relisted after a gap: what changed there since `sinceMs` is unknown until it ends. */
   gap(sinceMs: number): void {
+    if (this.#complete && this.#emitted === 0 && this.#basis === "index-listed") {
+      // Nothing recorded yet (a node that connected after the others is listed at start): history
+      // simply begins once it is whole, rather than with a gap.
+      this.#complete = false;
+      this.#completeSinceMs = null;
+      return;
+    }
     if (this.#complete) {
       this.#complete = false;
       this.#gapSinceMs = sinceMs;
@@ -426,6 +435,7 @@ export class Timeline {
       const reads = this.#index.reads(fields.resource);
       transition.nodeIds = this.#index.nodeIds.filter((_, index) => reads[index]);
     }
+    this.#emitted += 1;
     this.#history.push(transition);
     this.#options.onTransition?.(transition);
     for (const listener of this.#listeners) listener(transition);
