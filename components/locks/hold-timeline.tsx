@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { CartesianGrid, LineChart, ReferenceArea, ReferenceLine, XAxis, YAxis } from "recharts";
+import { Area, CartesianGrid, ComposedChart, ReferenceLine, XAxis, YAxis } from "recharts";
 import { formatClock, formatDurationMs } from "@/components/ui/format";
 import type { Transition } from "@/lib/api/timeline";
 
@@ -19,6 +19,8 @@ export interface HoldBand {
   endMs: number;
   ending: Ending;
 }
+
+const SERIES = ["held", "released", "expired", "force-released", "gap"] as const;
 
 const ENDING_COLOUR: Record<Ending, string> = {
   held: "var(--info)",
@@ -98,15 +100,42 @@ export function HoldTimeline({ transitions }: { transitions: readonly Transition
     `${bands.length} hold(s) in the last hour` +
     (expired > 0 ? `, ${expired} expired while held` : "") +
     (evictions.length > 0 ? `, ${evictions.length} eviction(s)` : "");
+  // Step areas, one series per way a hold ended (and gaps): 1 while such a band covers the instant.
+  const spans: Array<{ series: Ending | "gap"; x1: number; x2: number }> = [
+    ...bands.map((band) => {
+      // Within the window, and wide enough to see.
+      const x2 = Math.min(nowMs, Math.max(band.endMs, band.startMs + MIN_BAND_MS));
+      return {
+        series: band.ending,
+        x1: Math.max(fromMs, Math.min(band.startMs, x2 - MIN_BAND_MS)),
+        x2,
+      };
+    }),
+    ...gaps.map((gap) => ({
+      series: "gap" as const,
+      x1: Math.max(fromMs, gap.since!),
+      x2: Math.min(nowMs, Math.max(gap.at, gap.since! + MIN_BAND_MS)),
+    })),
+  ];
+  const instants = [...new Set([fromMs, nowMs, ...spans.flatMap((span) => [span.x1, span.x2])])]
+    .filter((at) => at >= fromMs && at <= nowMs)
+    .sort((a, b) => a - b);
+  const points = instants.map((at) => {
+    const point: Record<string, number> = { at };
+    for (const series of SERIES)
+      point[series] = spans.some((span) => span.series === series && span.x1 <= at && at < span.x2)
+        ? series === "gap"
+          ? 1
+          : 0.8
+        : 0;
+    return point;
+  });
   return (
     <figure className="chart" aria-label="Who held this lock over the last hour">
-      <LineChart
+      <ComposedChart
         responsive
         style={{ width: "100%", height: 140 }}
-        data={[
-          { at: fromMs, y: 0 },
-          { at: nowMs, y: 1 },
-        ]}
+        data={points}
         margin={{ top: 8, right: 16, bottom: 0, left: 0 }}
       >
         <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
@@ -121,34 +150,17 @@ export function HoldTimeline({ transitions }: { transitions: readonly Transition
           stroke="var(--text-muted)"
         />
         <YAxis type="number" domain={[0, 1]} hide />
-        {gaps.map((gap) => (
-          <ReferenceArea
-            key={`gap-${gap.id}`}
-            x1={Math.max(fromMs, gap.since!)}
-            x2={gap.at}
-            y1={0}
-            y2={1}
-            fill="var(--text-muted)"
-            fillOpacity={0.15}
-            ifOverflow="hidden"
-          />
-        ))}
-        {bands.map((band) => (
-          <ReferenceArea
-            key={`${band.value}-${band.startMs}`}
-            x1={Math.max(fromMs, band.startMs)}
-            x2={Math.max(band.endMs, Math.max(fromMs, band.startMs) + MIN_BAND_MS)}
-            y1={0.2}
-            y2={0.8}
-            fill={ENDING_COLOUR[band.ending]}
-            fillOpacity={0.6}
-            stroke={ENDING_COLOUR[band.ending]}
-            ifOverflow="hidden"
-            label={
-              band.endMs - band.startMs > WINDOW_MS / 12
-                ? { value: band.holder, fill: "var(--text)", fontSize: 11 }
-                : undefined
-            }
+        {SERIES.map((series) => (
+          <Area
+            key={series}
+            dataKey={series}
+            type="stepAfter"
+            stroke="none"
+            fill={series === "gap" ? "var(--text-muted)" : ENDING_COLOUR[series]}
+            fillOpacity={series === "gap" ? 0.15 : 0.7}
+            isAnimationActive={false}
+            dot={false}
+            activeDot={false}
           />
         ))}
         {evictions.map((eviction) => (
@@ -159,7 +171,7 @@ export function HoldTimeline({ transitions }: { transitions: readonly Transition
             strokeDasharray="4 2"
           />
         ))}
-      </LineChart>
+      </ComposedChart>
       <figcaption className="muted">
         {summary}. Bands: <span style={{ color: ENDING_COLOUR.held }}>held now</span>,{" "}
         <span style={{ color: ENDING_COLOUR.released }}>released</span>,{" "}
