@@ -14,7 +14,7 @@ import { register } from "node:module";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import type { Transition } from "@/lib/api/timeline";
+import { makeTransition } from "@/lib/api/timeline";
 import { encodeValue } from "@/lib/redlock/value";
 import { startMasters } from "@/scripts/redis-masters";
 import { liveHeapMb } from "./gc";
@@ -41,7 +41,7 @@ function memoryPer100k(): number {
       Date.now(),
       30_000,
     );
-    const transition: Transition = {
+    const transition = makeTransition({
       id,
       at: Date.now(),
       kind: id % 3 === 0 ? "released" : "acquired",
@@ -49,13 +49,7 @@ function memoryPer100k(): number {
       value,
       owner: ownerOfValue(value),
       heldMs: id % 3 === 0 ? 1234 : null,
-      waiters: 0,
-      nodeIds: [],
-      by: null,
-      reason: null,
-      since: null,
-      afterExpired: null,
-    };
+    });
     history.push(transition);
   }
   const after = liveHeapMb();

@@ -71,6 +71,24 @@ export const transitionSchema = z.object({
 });
 export type Transition = z.infer<typeof transitionSchema>;
 
+/** A transition with every field not given empty (null, 0, []). */
+export function makeTransition(
+  fields: Pick<Transition, "id" | "kind" | "resource" | "at"> & Partial<Transition>,
+): Transition {
+  return {
+    value: null,
+    owner: null,
+    heldMs: null,
+    waiters: 0,
+    nodeIds: [],
+    by: null,
+    reason: null,
+    since: null,
+    afterExpired: null,
+    ...fields,
+  };
+}
+
 /** From when the history is whole. */
 export const historyHorizonSchema = z.object({
   /** Transitions are complete from this instant (console clock) up to now, gaps aside; null: not yet. */

@@ -13,7 +13,12 @@ import * as events from "@/app/api/events/route";
 import * as stream from "@/app/api/events/stream/route";
 import * as forceRelease from "@/app/api/locks/force-release/route";
 import * as locks from "@/app/api/locks/route";
-import type { EventsResponse, LocksResponse, Transition } from "@/lib/api";
+import {
+  makeTransition,
+  type EventsResponse,
+  type LocksResponse,
+  type Transition,
+} from "@/lib/api";
 import Redlock from "@redlock-console/redlock";
 import { createMetrics } from "@/lib/server/metrics";
 import { History } from "@/lib/server/timeline/history";
@@ -314,21 +319,7 @@ describe("the history bound", () => {
   it("keeps the newest `capacity` of 100,000 transitions, oldest dropped first", () => {
     const history = new History(1_000);
     for (let id = 1; id <= 100_000; id += 1)
-      history.push({
-        id,
-        at: id,
-        kind: "acquired",
-        resource: `r${id % 100}`,
-        value: null,
-        owner: null,
-        heldMs: null,
-        waiters: 0,
-        nodeIds: [],
-        by: null,
-        reason: null,
-        since: null,
-        afterExpired: null,
-      });
+      history.push(makeTransition({ id, at: id, kind: "acquired", resource: `r${id % 100}` }));
     expect(history.size).toBe(1_000);
     expect(history.oldest?.id).toBe(99_001);
     const newest = history.newest(2_000, () => true);
@@ -390,23 +381,18 @@ describe("the state store (CONSOLE_STATE_URL)", () => {
 describe("transition metrics", () => {
   it("label by owner service, capped: unlabelled is unknown, past the cap other", async () => {
     const metrics = createMetrics([], false, 2);
-    const transition = (service?: string): Transition => ({
-      id: 1,
-      at: 0,
-      kind: "expired",
-      resource: "r",
-      value: "v",
-      owner: service
-        ? { labels: { service }, acquiredAt: 0, ttlMs: 1_000, extensions: null }
-        : null,
-      heldMs: 1_500,
-      waiters: 0,
-      nodeIds: [],
-      by: null,
-      reason: null,
-      since: null,
-      afterExpired: null,
-    });
+    const transition = (service?: string): Transition =>
+      makeTransition({
+        id: 1,
+        at: 0,
+        kind: "expired",
+        resource: "r",
+        value: "v",
+        owner: service
+          ? { labels: { service }, acquiredAt: 0, ttlMs: 1_000, extensions: null }
+          : null,
+        heldMs: 1_500,
+      });
     for (const service of ["a", "b", "c", "d", undefined, "a"])
       metrics.recordTransition(transition(service));
     const text = await metrics.registry.metrics();

@@ -11,6 +11,7 @@ import "server-only";
 import type { OwnerInfo } from "@/lib/api";
 import {
   EPISODE_MIN_MS,
+  makeTransition,
   transitionFilter,
   type HistoryHorizon,
   type Transition,
@@ -417,20 +418,11 @@ export class Timeline {
   #emit(
     fields: Pick<Transition, "kind" | "resource" | "at"> & Partial<Omit<Transition, "id">>,
   ): void {
-    const transition: Transition = {
-      id: this.#nextId++,
-      value: null,
-      owner: null,
-      heldMs: null,
-      waiters: 0,
-      nodeIds: [],
-      by: null,
-      reason: null,
-      since: null,
-      afterExpired: null,
+    const transition = makeTransition({
       ...fields,
+      id: this.#nextId++,
       resource: displayName(fields.resource),
-    };
+    });
     if (transition.kind === "partial" || transition.kind === "conflict") {
       const reads = this.#index.reads(fields.resource);
       transition.nodeIds = this.#index.nodeIds.filter((_, index) => reads[index]);
