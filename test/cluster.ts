@@ -68,3 +68,145 @@ export function useSingleNodeCluster(): () => ClusterNode {
     return node;
   };
 }
+
+export interface Cluster {
+  /** Every node's port, primaries first. */
+  readonly ports: readonly number[];
+  /** Ports of the nodes started as primaries (replicas may be promoted later). */
+  readonly primaryPorts: readonly number[];
+  readonly replicaPorts: readonly number[];
+  /** Seed addresses for a cluster client. */
+  readonly seeds: ReadonlyArray<{ host: string; port: number }>;
+  pause(port: number): void;
+  resume(port: number): void;
+  /** SIGKILL; the node stays down. */
+  kill(port: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Every node reports cluster_state:ok and the same number of known nodes. */
+async function waitForClusterAgreement(ports: readonly number[], timeoutMs = 20_000) {
+  const clients = ports.map((port) => new Redis({ port, host: "127.0.0.1", lazyConnect: false }));
+  try {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const infos = await Promise.all(
+        clients.map((client) => client.cluster("INFO").then(String, () => "")),
+      );
+      const ok = infos.every(
+        (info) =>
+          info.includes("cluster_state:ok") && info.includes(`cluster_known_nodes:${ports.length}`),
+      );
+      if (ok) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`cluster on ${ports.join(",")} did not agree in ${timeoutMs} ms`);
+  } finally {
+    for (const client of clients) client.disconnect();
+  }
+}
+
+/**
+ * A real Redis Cluster of `primaries` shards (each with `replicas` replicas), made by
+ * `redis-cli --cluster create` from `--cluster-enabled` redis-servers on free loopback ports.
+ */
+export async function startCluster(primaries = 3, replicas = 0): Promise<Cluster> {
+  const count = primaries * (1 + replicas);
+  const ports: number[] = [];
+  for (let index = 0; index < count; index += 1) ports.push(await freePort());
+  const children = new Map<number, ChildProcess>();
+  for (const port of ports) {
+    const dir = path.resolve(`.data/test-cluster/${process.pid}-${port}`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const child = spawn(
+      "redis-server",
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        dir,
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--cluster-enabled",
+        "yes",
+        "--cluster-node-timeout",
+        "1500",
+        "--cluster-announce-ip",
+        "127.0.0.1",
+      ],
+      { stdio: "ignore" },
+    );
+    children.set(port, child);
+  }
+  await Promise.all(ports.map((port) => waitForPong(port, 10_000)));
+  const created = spawn(
+    "redis-cli",
+    [
+      "--cluster",
+      "create",
+      ...ports.map((port) => `127.0.0.1:${port}`),
+      "--cluster-replicas",
+      String(replicas),
+      "--cluster-yes",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  created.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  created.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => created.once("exit", resolve));
+  if (code !== 0) throw new Error(`redis-cli --cluster create failed (${code}):\n${output}`);
+  await waitForClusterAgreement(ports);
+  // redis-cli assigns the first `primaries` addresses as primaries.
+  const primaryPorts = ports.slice(0, primaries);
+  const signal = (port: number, name: NodeJS.Signals) => children.get(port)?.kill(name);
+  return {
+    ports,
+    primaryPorts,
+    replicaPorts: ports.slice(primaries),
+    seeds: primaryPorts.map((port) => ({ host: "127.0.0.1", port })),
+    pause: (port) => signal(port, "SIGSTOP"),
+    resume: (port) => signal(port, "SIGCONT"),
+    async kill(port) {
+      const child = children.get(port);
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("exit", resolve));
+    },
+    async stop() {
+      await Promise.all(
+        [...children.keys()].map(async (port) => {
+          signal(port, "SIGCONT");
+          const child = children.get(port)!;
+          if (child.exitCode !== null || child.signalCode !== null) return;
+          child.kill("SIGKILL");
+          await new Promise((resolve) => child.once("exit", resolve));
+        }),
+      );
+    },
+  };
+}
+
+/** Starts the clusters before the file's tests and stops them after. */
+export function useClusters(
+  shapes: ReadonlyArray<{ primaries: number; replicas?: number }>,
+): () => Cluster[] {
+  let clusters: Cluster[] = [];
+  beforeAll(async () => {
+    clusters = await Promise.all(
+      shapes.map((shape) => startCluster(shape.primaries, shape.replicas ?? 0)),
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(clusters.map((cluster) => cluster.stop()));
+  });
+  return () => {
+    if (clusters.length === 0) throw new Error("clusters not started");
+    return clusters;
+  };
+}

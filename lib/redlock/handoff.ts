@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { quorumSize } from "./quorum";
-import { isNodeRedisClient, type Client } from "./client-adapter";
+import { isNodeRedisClient, isNodeRedisCluster, type Client } from "./client-adapter";
 
 /** Each Redlock instance listens on its own channel: `redlock:wake:<16 hex>`. */
 export const WAKE_CHANNEL_PREFIX = "redlock:wake:";
@@ -65,7 +65,8 @@ function abortError(signal: AbortSignal): Error {
 /** ioredis single-node clients only: node-redis subscribes another way, and a Cluster per shard. */
 const canSubscribe = (client: Client): client is Redis =>
   !isNodeRedisClient(client) &&
-  !client.isCluster &&
+  !isNodeRedisCluster(client) &&
+  !(client as { isCluster?: boolean }).isCluster &&
   typeof (client as { duplicate?: unknown }).duplicate === "function";
 
 /**

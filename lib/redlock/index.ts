@@ -15,6 +15,8 @@ export { defaultSettings, validityMs } from "./settings";
 export { quorumSize } from "./quorum";
 export {
   auxiliaryKeyOf,
+  clusterSlot,
+  CrossSlotError,
   fenceKey,
   hasHashTag,
   legacyFenceKey,
@@ -32,6 +34,7 @@ export type {
   Client,
   IoredisClient,
   NodeRedisClient,
+  NodeRedisClusterClient,
   ExecutionResult,
   ExecutionStats,
   NodeInspection,

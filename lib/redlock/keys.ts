@@ -41,6 +41,32 @@ function untaggedSlot(bytes: Uint8Array): number {
   return crc & 0x3fff;
 }
 
+/** The Redis Cluster slot of a resource name (its hash tag's content when it has one). */
+export function clusterSlot(name: string): number {
+  if (!hasHashTag(name)) return untaggedSlot(Buffer.from(name));
+  const open = name.indexOf("{");
+  return untaggedSlot(Buffer.from(name.slice(open + 1, name.indexOf("}", open + 1))));
+}
+
+/**
+ * A multi-resource lock on a Redis Cluster node whose resources hash to different slots: one script
+ * cannot touch them (Redis would answer CROSSSLOT on every node), so it is refused before any call.
+ */
+export class CrossSlotError extends TypeError {
+  override name = "CrossSlotError";
+}
+
+/** Throws CrossSlotError unless every resource hashes to the first one's cluster slot. */
+export function assertOneSlot(resources: readonly string[]): void {
+  const first = resources[0]!;
+  const slot = clusterSlot(first);
+  const other = resources.find((resource) => clusterSlot(resource) !== slot);
+  if (other === undefined) return;
+  throw new CrossSlotError(
+    `"${first}" (slot ${slot}) and "${other}" (slot ${clusterSlot(other)}) hash to different Redis Cluster slots: one lock on several resources on a cluster node needs them in one slot. Give them a common hash tag, e.g. "{order-42}:payment" and "{order-42}:stock".`,
+  );
+}
+
 const slotTags = new Map<number, string>();
 
 /** The shortest base-36 numeral that Redis Cluster hashes to `slot` (some thousands of CRCs, cached). */

@@ -4,6 +4,7 @@ import type { Core } from "./core";
 import { EXTEND, extend } from "./extend";
 import { ReleaseWaiter } from "./handoff";
 import { inspect } from "./inspect";
+import { assertOneSlot } from "./keys";
 import { Lock, type LockManager } from "./lock";
 import { defineBatchScript } from "./batch";
 import { FENCE } from "./fencing";
@@ -81,6 +82,8 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
   async acquire(resources: string[], duration: number, settings: CallSettings = {}): Promise<Lock> {
     assertResources(resources);
     assertTtl(duration);
+    if (resources.length > 1 && this.core.nodes.some((node) => node.isCluster))
+      assertOneSlot(resources);
     const resolved = resolveSettings(this.settings, settings);
     const span = this.startSpan("acquire", resources, duration);
     try {

@@ -1,6 +1,11 @@
 import type { Client } from "./client-adapter";
 
-export type { Client, IoredisClient, NodeRedisClient } from "./client-adapter";
+export type {
+  Client,
+  IoredisClient,
+  NodeRedisClient,
+  NodeRedisClusterClient,
+} from "./client-adapter";
 
 export type Operation = "acquire" | "extend" | "release";
 
