@@ -196,7 +196,6 @@ class NodeRedisClusterAdapter {
 export const usesOwnEval = (client: IoredisClient): boolean =>
   client.isCluster || client instanceof NodeRedisAdapter;
 
-
 /** The client in the shape the library drives: ioredis as it is, node-redis through the adapter. */
 export function adaptClient(client: Client): IoredisClient {
   if (isNodeRedisCluster(client))
