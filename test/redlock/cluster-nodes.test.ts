@@ -11,8 +11,11 @@ import { createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import Redlock, { clusterSlot, CrossSlotError, type Client } from "@redlock-console/redlock";
 import { useClusters, type Cluster } from "../cluster";
-import { clientKind } from "../lock-clients";
+import { clientKind, lockClients as lockClientsFor } from "../lock-clients";
+import { connect, disconnect, usePrivateMasters } from "../masters";
 
+/** Two single masters beside the three clusters: a mixed deployment of five lock nodes. */
+const singles = usePrivateMasters(2);
 const clusters = useClusters([{ primaries: 3 }, { primaries: 3 }, { primaries: 3, replicas: 1 }]);
 /** Cluster clients the test reads the nodes with (always ioredis). */
 let readers: IoCluster[];
@@ -252,6 +255,94 @@ describe("topology changes under load", () => {
     } finally {
       primaryClient.disconnect();
       replica.disconnect();
+    }
+  });
+});
+
+describe("a primary SIGKILLed, its replica promoted", () => {
+  it("a promoted replica that had the write (WAIT) keeps the lock, and locks keep working", async () => {
+    const cluster = clusters()[2]!;
+    const reader = readers[2]!;
+    const name = `${clientKind()}:promoted`;
+    const slot = clusterSlot(name);
+    const primary = await ownerOfSlot(reader, slot);
+    const lock = await redlock.acquire([name], 30_000);
+    await expectEverywhere(name, lock.value);
+    // Replication is asynchronous: wait until the replica has the write, as the seed page assumes
+    // nothing about (a write the replica lacks is lost with the primary).
+    const primaryClient = new Redis({ port: primary.port, host: "127.0.0.1" });
+    await primaryClient.wait(1, 1_000);
+    primaryClient.disconnect();
+    await cluster.kill(primary.port);
+    let promoted = primary;
+    for (let waited = 0; promoted.port === primary.port; waited += 100) {
+      if (waited > 15_000) throw new Error("no replica was promoted");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      promoted = await ownerOfSlot(reader, slot).catch(() => primary);
+    }
+    expect(cluster.replicaPorts).toContain(promoted.port);
+    // The promoted replica holds the lock: a contender is refused on all three lock nodes.
+    await vi.waitFor(async () => expect(await readers[2]!.get(name)).toBe(lock.value), {
+      timeout: 5_000,
+    });
+    const refused = await redlock.acquire([name], 5_000).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Error);
+    await (
+      await lock.release()
+    ).settled;
+    const next = await redlock.acquire([name], 5_000, { retryCount: 20, retryDelay: 100 });
+    if (clientKind() === "ioredis") {
+      // ioredis's Cluster refreshes its slot map on the connection error: the promoted shard votes.
+      await expectEverywhere(name, next.value);
+    } else {
+      // node-redis's cluster client keeps routing to the dead primary for a while: that lock node
+      // votes no meanwhile (the old value there runs out by its TTL); the other two grant.
+      const values = await valuesOf(name);
+      expect(values.filter((value) => value === next.value).length).toBeGreaterThanOrEqual(2);
+    }
+    await next.release();
+  });
+});
+
+describe("mixed deployments", () => {
+  it("five lock nodes, two single masters and three clusters: the quorum counts lock nodes, not shards", async () => {
+    const plain = connect(singles.masters().urls);
+    try {
+      const nodes = [...(await lockClientsFor(plain)), ...lockClients];
+      const mixed = new Redlock(nodes, { retryCount: 0, nodeTimeout: NODE_TIMEOUT_MS });
+      const name = `${clientKind()}:mixed`;
+      const lock = await mixed.acquire([name], 5_000);
+      await vi.waitFor(async () =>
+        expect([
+          ...(await Promise.all(plain.map((node) => node.get(name)))),
+          ...(await valuesOf(name)),
+        ]).toEqual(Array(5).fill(lock.value)),
+      );
+      await (
+        await lock.release()
+      ).settled;
+      // Two lock nodes down (a single master, and a shard of a cluster that owns the resource's
+      // slot): three of five still grant. A third down: no quorum, whatever the shard count.
+      const shard = await ownerOfSlot(readers[0]!, clusterSlot(name));
+      singles.masters().pause(0);
+      clusters()[0]!.pause(shard.port);
+      try {
+        const granted = await mixed.acquire([name], 5_000);
+        expect(granted.attempts.length).toBe(1);
+        await granted.release();
+        const otherShard = await ownerOfSlot(readers[1]!, clusterSlot(name));
+        clusters()[1]!.pause(otherShard.port);
+        try {
+          await expect(mixed.acquire([name], 5_000)).rejects.toThrow();
+        } finally {
+          clusters()[1]!.resume(otherShard.port);
+        }
+      } finally {
+        singles.masters().resume(0);
+        clusters()[0]!.resume(shard.port);
+      }
+    } finally {
+      await disconnect(plain);
     }
   });
 });
