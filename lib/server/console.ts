@@ -111,6 +111,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
       store?.append(transition);
     },
     onComplete: (nowMs) => store?.markAsOf(nowMs),
+    onBriefHolds: (holds) => metrics.recordBriefHolds(holds),
   });
   if (store) {
     // History from the store first, then live transitions after it, in order.

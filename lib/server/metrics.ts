@@ -29,6 +29,7 @@ export interface ConsoleMetrics {
   recordAuthFailure(kind: string): void;
   recordTransition(transition: Transition): void;
   setEventStreamClients(count: number): void;
+  recordBriefHolds(holds: number): void;
 }
 
 function defineMetrics(registry: Registry) {
@@ -148,6 +149,11 @@ function defineMetrics(registry: Registry) {
       buckets: HOLD_BUCKETS_S,
       registers,
     }),
+    briefHolds: new Counter({
+      name: "redlock_console_brief_holds_total",
+      help: "Locks taken and released between two reads of their key (under ~10 ms): counted, not shown as transitions.",
+      registers,
+    }),
     timelineSubscribers: new Gauge({
       name: "redlock_console_event_stream_clients",
       help: "Browsers following the live transition feed (server-sent events).",
@@ -241,5 +247,6 @@ export function createMetrics(
         metric.holdSeconds.observe({ ended: transition.kind, service }, transition.heldMs / 1000);
     },
     setEventStreamClients: (count) => metric.timelineSubscribers.set(count),
+    recordBriefHolds: (holds) => metric.briefHolds.inc(holds),
   };
 }

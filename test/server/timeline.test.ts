@@ -220,6 +220,22 @@ describe("a lock's transitions", () => {
   });
 });
 
+describe("locks held for milliseconds", () => {
+  it("a lock taken and released 40 times, each within milliseconds: every change of hands is counted", async () => {
+    const resource = name("brief");
+    for (let round = 0; round < 40; round += 1) {
+      const lock = await redlock.acquire([resource], 5_000);
+      await lock.release();
+      await sleep(40);
+    }
+    await tc.sync();
+    await vi.waitFor(async () => {
+      const row = tc.ctx.timeline.activity(resource, Date.now());
+      expect(row.handsLastHour).toBe(40);
+    });
+  });
+});
+
 describe("what the console did not see is a gap", () => {
   it("a dropped subscriber: the relist is recorded as a gap, and history goes on after it", async () => {
     const before = tc.ctx.timeline.transitions(1)[0]?.id ?? 0;

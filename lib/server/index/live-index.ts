@@ -54,6 +54,8 @@ export interface IndexObserver {
   tick(): void;
   /** A node's changes since `sinceMs` may have been missed (it is being relisted). */
   gap(sinceMs: number): void;
+  /** `holds` values came and went on the node between two reads of `key`. */
+  brief(key: string, nodeIndex: number, holds: number): void;
 }
 
 export class LiveIndex {
@@ -86,6 +88,7 @@ export class LiveIndex {
           shared: (name, value) => this.#shared(name, value),
           onReachability: () => this.#updateAll(),
           onGap: (sinceMs) => this.#observer?.gap(sinceMs),
+          onBrief: (key, holds) => this.#observer?.brief(key, nodeIndex, holds),
         }),
     );
     this.#sweeper = setInterval(() => {

@@ -81,6 +81,11 @@ export interface NodeWatchOptions {
   readonly shared: (name: string, value: string) => { name: string; value: string };
   /** The node became reachable or unreachable: every row's view of it changes. */
   readonly onReachability: () => void;
+  /**
+   * Values that came and went between two reads of `key` on this node (`set` events whose value the
+   * read no longer found): holds too short to be seen, counted, not shown.
+   */
+  readonly onBrief?: (key: string, holds: number) => void;
   /** A relist after a gap begins: changes made since `sinceMs` may have been missed. */
   readonly onGap?: (sinceMs: number) => void;
 }
@@ -135,6 +140,8 @@ export class NodeWatch {
   readonly #pending = new Map<string, Buffer>();
   /** Keys a del / expired / evicted event named, until their read: why the node lost them. */
   readonly #removals = new Map<string, RemovalCause>();
+  /** `set` events per key since its last read: values written, some of which the read will not see. */
+  readonly #sets = new Map<string, number>();
   #generation = 0;
   #connected = false;
   /** False while the node leaves a PING unanswered past the node timeout: it hangs. */
@@ -429,8 +436,10 @@ export class NodeWatch {
       this.#markChanged(name, Buffer.from(name, "latin1"));
       return;
     }
-    const cause = REMOVAL_EVENTS.get(event.toString("latin1"));
+    const eventName = event.toString("latin1");
+    const cause = REMOVAL_EVENTS.get(eventName);
     if (cause) this.#removals.set(name, cause);
+    else if (eventName === "set") this.#sets.set(name, (this.#sets.get(name) ?? 0) + 1);
     this.#markChanged(name, key);
   }
 
@@ -439,6 +448,7 @@ export class NodeWatch {
       // More changes than the budget can read: drop them and relist instead (paced, bounded).
       this.#pending.clear();
       this.#removals.clear();
+      this.#sets.clear();
       this.#markGap();
       this.#request("overflow");
       return;
@@ -466,6 +476,7 @@ export class NodeWatch {
       // The node failed mid-read: it is relisted when it answers again.
       this.#pending.clear();
       this.#removals.clear();
+      this.#sets.clear();
       this.#markGap();
       this.#request("reconnect");
     } finally {
@@ -501,6 +512,14 @@ export class NodeWatch {
     const known = this.#entries.get(name);
     const cause = this.#removals.get(name);
     if (cause) this.#removals.delete(name);
+    const sets = this.#sets.get(name) ?? 0;
+    if (sets > 0) {
+      this.#sets.delete(name);
+      // Each `set` wrote a value; the one the read found (if new) is seen, the others came and went.
+      const seen = read !== null && read.value !== known?.value ? 1 : 0;
+      const unchanged = read !== null && read.value === known?.value;
+      if (!unchanged && sets - seen > 0) this.#options.onBrief?.(name, sets - seen);
+    }
     if (read === null) {
       if (known) {
         this.#entries.delete(name);

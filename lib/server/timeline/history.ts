@@ -73,7 +73,12 @@ export class History {
       if (step - entry.step >= ACTIVITY_STEPS) this.#activity.delete(resource);
   }
 
-  #count(resource: string, atMs: number, series: 0 | 1): void {
+  /** Holds too short to be read (see Timeline.brief): counted as changes of hands, not kept. */
+  countBriefHolds(resource: string, atMs: number, holds: number): void {
+    this.#count(resource, atMs, 0, holds);
+  }
+
+  #count(resource: string, atMs: number, series: 0 | 1, by = 1): void {
     const step = Math.floor(atMs / ACTIVITY_STEP_MS);
     let entry = this.#activity.get(resource);
     if (!entry) {
@@ -81,7 +86,7 @@ export class History {
       this.#activity.set(resource, entry);
     }
     this.#roll(entry, step);
-    entry.counts[series * ACTIVITY_STEPS + (step % ACTIVITY_STEPS)]! += 1;
+    entry.counts[series * ACTIVITY_STEPS + (step % ACTIVITY_STEPS)]! += by;
   }
 
   /** Clears the steps that fell out of the hour since the entry was last touched. */

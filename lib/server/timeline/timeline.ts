@@ -42,6 +42,8 @@ export interface TimelineOptions {
   readonly capacity: number;
   /** Called for every transition (metrics, a durable store). */
   readonly onTransition?: (transition: Transition) => void;
+  /** Holds too short to be read, counted per lock (see brief()). */
+  readonly onBriefHolds?: (holds: number) => void;
   /** Called on every tick while the index is whole: history is complete up to `nowMs`. */
   readonly onComplete?: (nowMs: number) => void;
   readonly durable?: boolean;
@@ -54,6 +56,8 @@ const FORCE_MARK_TTL_MS = 30_000;
 /** A hold that ran out is remembered this long, to flag the next holder as a possible overlap. */
 const EXPIRED_MEMORY_MS = 60 * 60_000;
 const PRUNE_INTERVAL_MS = 60_000;
+/** Brief holds reported by the nodes are gathered this long: their reads land at slightly different times. */
+const BRIEF_WINDOW_MS = 500;
 
 interface Hold {
   readonly value: string;
@@ -87,6 +91,8 @@ export class Timeline {
     { by: string; reason: string | null; atMs: number; value: string | null }
   >();
   readonly #listeners = new Set<Listener>();
+  /** Per lock: brief holds per node since `sinceMs`, until the window closes. */
+  readonly #brief = new Map<string, { sinceMs: number; holds: number[] }>();
   #nextId = 1;
   /** Transitions folded in this process (restored ones not counted). */
   #emitted = 0;
@@ -231,10 +237,42 @@ export class Timeline {
     }
   }
 
+  /**
+   * `holds` values came and went on node `nodeIndex` between two reads of `key` (a lock taken and
+   * released within the ~10 ms before the console reads the key). Not shown as transitions (their
+   * values and owners were never read), but counted as changes of hands: a lock counts as taken as
+   * many times as a majority of nodes saw such a value (the quorum-th largest count).
+   */
+  brief(key: string, nodeIndex: number, holds: number, nowMs = Date.now()): void {
+    if (!this.#complete || nodeIndex < 0) return;
+    let entry = this.#brief.get(key);
+    if (!entry) {
+      entry = { sinceMs: nowMs, holds: this.#index.nodeIds.map(() => 0) };
+      this.#brief.set(key, entry);
+    }
+    entry.holds[nodeIndex]! += holds;
+  }
+
+  #flushBrief(nowMs: number, all = false): void {
+    for (const [key, entry] of this.#brief) {
+      if (!all && nowMs - entry.sinceMs < BRIEF_WINDOW_MS) continue;
+      this.#brief.delete(key);
+      const counts = [...entry.holds].sort((a, b) => b - a);
+      const holds = counts[this.#index.quorumSize - 1] ?? 0;
+      if (holds === 0) continue;
+      this.#history.countBriefHolds(displayName(key), nowMs, holds);
+      this.#options.onBriefHolds?.(holds);
+    }
+  }
+
   /** Called every ~100 ms: gap bookkeeping, episodes that lasted, pruning. */
   tick(nowMs = Date.now()): void {
-    if (!this.#checkComplete(nowMs)) return;
+    if (!this.#checkComplete(nowMs)) {
+      this.#brief.clear();
+      return;
+    }
     this.#options.onComplete?.(nowMs);
+    this.#flushBrief(nowMs);
     for (const [key, episode] of this.#episodes) {
       if (episode.reported || nowMs - episode.sinceMs < EPISODE_MIN_MS) continue;
       episode.reported = true;
