@@ -84,6 +84,9 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+/** Ports handed to clusters by this process: freePort() may hand the same one out twice. */
+const takenPorts = new Set<number>();
+
 /** Every node reports cluster_state:ok and the same number of known nodes. */
 async function waitForClusterAgreement(ports: readonly number[], timeoutMs = 20_000) {
   const clients = ports.map((port) => new Redis({ port, host: "127.0.0.1", lazyConnect: false }));
@@ -112,10 +115,18 @@ async function waitForClusterAgreement(ports: readonly number[], timeoutMs = 20_
  */
 export async function startCluster(primaries = 3, replicas = 0): Promise<Cluster> {
   const count = primaries * (1 + replicas);
+  // Two free ports per node: its own and its cluster bus (by default port + 10000, which may be
+  // taken, or past 65535 for an ephemeral port): `--cluster-port` names the bus explicitly.
   const ports: number[] = [];
-  for (let index = 0; index < count; index += 1) ports.push(await freePort());
+  const busPorts: number[] = [];
+  while (busPorts.length < count) {
+    const port = await freePort();
+    if (takenPorts.has(port)) continue;
+    takenPorts.add(port);
+    (ports.length === busPorts.length ? ports : busPorts).push(port);
+  }
   const children = new Map<number, ChildProcess>();
-  for (const port of ports) {
+  for (const [index, port] of ports.entries()) {
     const dir = path.resolve(`.data/test-cluster/${process.pid}-${port}`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
@@ -136,6 +147,8 @@ export async function startCluster(primaries = 3, replicas = 0): Promise<Cluster
         "yes",
         "--cluster-node-timeout",
         "1500",
+        "--cluster-port",
+        String(busPorts[index]),
         "--cluster-announce-ip",
         "127.0.0.1",
       ],

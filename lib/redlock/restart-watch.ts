@@ -1,6 +1,20 @@
+import { once } from "node:events";
 import { performance } from "node:perf_hooks";
 import { NodeQuarantinedError } from "./errors";
+import type { Cluster, Redis } from "ioredis";
 import type { IoredisClient as Client } from "./client-adapter";
+
+/** An ioredis Cluster: its primaries' own connections are reachable, so each can be asked. */
+const isIoredisCluster = (client: Client): client is Cluster =>
+  (client as { isCluster?: boolean }).isCluster === true &&
+  typeof (client as { nodes?: unknown }).nodes === "function";
+
+/** After a cluster lost a shard's connection, its slots are re-read this often, this long. */
+const TOPOLOGY_POLL_MS = 500;
+const TOPOLOGY_FOLLOW_MS = 30_000;
+
+/** How long a restart check waits for a cluster client to learn its slots. */
+const CLUSTER_READY_WAIT_MS = 5_000;
 
 const parseInfoField = (info: string, field: string) =>
   new RegExp(`^${field}:(.*)$`, "m").exec(info)?.[1]?.trim();
@@ -11,6 +25,12 @@ const parseInfoField = (info: string, field: string) =>
  * lost its keys, so it could otherwise grant a lock that is still held elsewhere. The start time is
  * kept on the monotonic clock, so a wall-clock jump cannot shorten the quarantine. Lock operations
  * pay nothing for it: INFO runs only when a connection becomes ready.
+ *
+ * An ioredis Cluster lock node is watched per shard: at every slot-map refresh (on MOVED, a lost
+ * connection, and every `slotsRefreshInterval`) each primary is asked for its run_id, and a primary
+ * not seen as one before (a restarted process, or a replica promoted by a failover, which may lack
+ * the latest writes) quarantines the whole lock node from that moment. node-redis clusters are not
+ * watched per shard.
  */
 export class RestartWatch {
   private startedAtMono: number | undefined;
@@ -19,6 +39,8 @@ export class RestartWatch {
   runId: string | undefined;
   /** Bumped at every disconnection: an answer that crossed one may come from a restarted process. */
   connectionGeneration = 0;
+  /** Cluster lock nodes: the run_ids of the primaries seen so far. */
+  private readonly primaryRunIds = new Set<string>();
 
   constructor(
     private readonly client: Client,
@@ -30,6 +52,13 @@ export class RestartWatch {
       this.forget();
     });
     client.on("ready", () => this.check());
+    if (isIoredisCluster(client)) {
+      client.on("refresh", () => void this.checkShards(client).catch(() => undefined));
+      // A shard lost: its replica may be promoted within the cluster's node timeout, which the
+      // client only learns at its next slot refresh. Look again a while, so the promotion is seen
+      // whether or not a command meets the dead primary first.
+      client.on("-node", () => this.followTopology(client));
+    }
     if ((client as { status?: string }).status === "ready") this.check();
     else this.forget();
   }
@@ -65,8 +94,64 @@ export class RestartWatch {
     this.startedAtMono = undefined;
   }
 
+  /**
+   * The primaries' run_ids and uptimes; a primary not seen before restarts the quarantine: from its
+   * own start on the first look, from now after (a promoted replica ran long, but as a replica).
+   */
+  private async checkShards(cluster: Cluster): Promise<void> {
+    // Its primaries are known once the cluster client is ready (the vote waiting here is bounded by
+    // its node timeout).
+    if (cluster.status !== "ready")
+      await once(cluster, "ready", { signal: AbortSignal.timeout(CLUSTER_READY_WAIT_MS) });
+    const primaries: Redis[] = cluster.nodes("master");
+    const infos = await Promise.all(
+      primaries.map((primary) => (primary.info("server") as Promise<string>).catch(() => null)),
+    );
+    const first = this.primaryRunIds.size === 0;
+    let latestStartMono: number | undefined;
+    for (const info of infos) {
+      const runId = info === null ? undefined : parseInfoField(info, "run_id");
+      if (info === null || runId === undefined || this.primaryRunIds.has(runId)) continue;
+      this.primaryRunIds.add(runId);
+      const uptimeS = Number(parseInfoField(info, "uptime_in_seconds"));
+      const startMono =
+        first && Number.isFinite(uptimeS)
+          ? performance.now() - Math.max(0, uptimeS - 1) * 1000
+          : performance.now();
+      latestStartMono = Math.max(latestStartMono ?? startMono, startMono);
+    }
+    if (latestStartMono !== undefined)
+      this.startedAtMono = Math.max(this.startedAtMono ?? latestStartMono, latestStartMono);
+  }
+
+  private followUntilMono = 0;
+
+  private followTopology(cluster: Cluster): void {
+    const following = this.followUntilMono > performance.now();
+    this.followUntilMono = performance.now() + TOPOLOGY_FOLLOW_MS;
+    if (following) return;
+    const timer = setInterval(() => {
+      if (performance.now() > this.followUntilMono || cluster.status === "end") {
+        clearInterval(timer);
+        return;
+      }
+      // refreshSlotsCache emits "refresh" when it learns the slots, which runs checkShards.
+      cluster.refreshSlotsCache();
+    }, TOPOLOGY_POLL_MS);
+    timer.unref();
+  }
+
   private check(): Promise<void> {
     this.forget();
+    if (isIoredisCluster(this.client)) {
+      this.primaryRunIds.clear();
+      const check = this.checkShards(this.client).catch(() => undefined);
+      this.pendingCheck = check;
+      void check.finally(() => {
+        if (this.pendingCheck === check) this.pendingCheck = undefined;
+      });
+      return check;
+    }
     const check = (this.client.info("server") as Promise<string>).then(
       (info) => {
         const uptimeS = Number(parseInfoField(info, "uptime_in_seconds"));
