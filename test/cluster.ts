@@ -25,34 +25,40 @@ async function waitForClusterOk(client: Redis, timeoutMs = 10_000): Promise<void
   throw new Error("The test cluster did not reach cluster_state:ok.");
 }
 
+/** A `--cluster-enabled` redis-server on loopback `port`, with its own empty data directory. */
+function spawnClusterNode(port: number, extraArgs: readonly string[] = []): ChildProcess {
+  const dir = path.resolve(`.data/test-cluster/${process.pid}-${port}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return spawn(
+    "redis-server",
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--cluster-enabled",
+      "yes",
+      // Alone, a node never learns its own address, and CLUSTER SLOTS would give clients none.
+      "--cluster-announce-ip",
+      "127.0.0.1",
+      ...extraArgs,
+    ],
+    { stdio: "ignore" },
+  );
+}
+
 /** Starts one cluster-enabled redis-server owning every slot before the file's tests, stops it after. */
 export function useSingleNodeCluster(): () => ClusterNode {
   let child: ChildProcess | undefined;
   let node: ClusterNode | undefined;
   beforeAll(async () => {
     const port = await freePort();
-    const dir = path.resolve(`.data/test-cluster/${process.pid}-${port}`);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    child = spawn(
-      "redis-server",
-      [
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--dir",
-        dir,
-        "--save",
-        "",
-        "--cluster-enabled",
-        "yes",
-        // Alone, a node never learns its own address, and CLUSTER SLOTS would give clients none.
-        "--cluster-announce-ip",
-        "127.0.0.1",
-      ],
-      { stdio: "ignore" },
-    );
+    child = spawnClusterNode(port);
     await waitForPong(port, 10_000);
     const client = new Redis({ port, host: "127.0.0.1" });
     await client.cluster("ADDSLOTSRANGE", 0, 16_383);
@@ -127,33 +133,14 @@ export async function startCluster(primaries = 3, replicas = 0): Promise<Cluster
   }
   const children = new Map<number, ChildProcess>();
   for (const [index, port] of ports.entries()) {
-    const dir = path.resolve(`.data/test-cluster/${process.pid}-${port}`);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    const child = spawn(
-      "redis-server",
-      [
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--dir",
-        dir,
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-        "--cluster-enabled",
-        "yes",
-        "--cluster-node-timeout",
-        "1500",
-        "--cluster-port",
-        String(busPorts[index]),
-        "--cluster-announce-ip",
-        "127.0.0.1",
-      ],
-      { stdio: "ignore" },
-    );
+    const child = spawnClusterNode(port, [
+      "--appendonly",
+      "no",
+      "--cluster-node-timeout",
+      "1500",
+      "--cluster-port",
+      String(busPorts[index]),
+    ]);
     children.set(port, child);
   }
   await Promise.all(ports.map((port) => waitForPong(port, 10_000)));
