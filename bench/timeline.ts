@@ -86,7 +86,6 @@ try {
     `push p50 ${median(latenciesMs).toFixed(1)} ms, p99 ${percentile(latenciesMs, 99).toFixed(1)} ms`,
   );
 
-  const streams = Array.from({ length: 50 }, () => ctx.timeline.subscribe(() => {}));
   const churn = async (withStreams: boolean) => {
     const before = await commandsExecuted(admins);
     const startedAt = performance.now();
@@ -101,15 +100,14 @@ try {
     // The workload's own commands: a SET and a DEL per node per round.
     return ((await commandsExecuted(admins)) - before - 100 * 2 * admins.length) / seconds;
   };
-  for (const unsubscribe of streams) unsubscribe();
   const consoleCommandsPerS = await churn(false);
-  const resubscribed = Array.from({ length: 50 }, () => ctx.timeline.subscribe(() => {}));
+  const streams = Array.from({ length: 50 }, () => ctx.timeline.subscribe(() => {}));
   const consoleCommandsPerSWith50 = await churn(true);
-  for (const unsubscribe of resubscribed) unsubscribe();
+  for (const unsubscribe of streams) unsubscribe();
   log(
     `console's commands/s on the masters under churn: ${consoleCommandsPerS.toFixed(0)} without viewers, ${consoleCommandsPerSWith50.toFixed(0)} with 50 streams`,
   );
-  writeResults("timeline.json", {
+  writeResults(new URL("./results/timeline.json", import.meta.url).pathname, {
     memoryMbPer100kTransitions: memoryMb,
     pushP50Ms: median(latenciesMs),
     pushP99Ms: percentile(latenciesMs, 99),

@@ -37,6 +37,26 @@ function useFilterParams(): [TransitionFilters, (next: TransitionFilters) => voi
   return [filters, setFilters];
 }
 
+/** A free-text filter, applied with the form's button (each keystroke would be a new stream). */
+function TextFilter(props: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  placeholder: string;
+}) {
+  return (
+    <label className="row">
+      {props.label}
+      <input
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value)}
+        placeholder={props.placeholder}
+        maxLength={256}
+      />
+    </label>
+  );
+}
+
 export function EventsClient() {
   const [filters, setFilters] = useFilterParams();
   const { data, error } = useTransitions(filters);
@@ -60,24 +80,8 @@ export function EventsClient() {
         aria-label="Filter events"
         style={{ flexWrap: "wrap" }}
       >
-        <label className="row">
-          Resource
-          <input
-            value={match}
-            onChange={(event) => setMatch(event.target.value)}
-            placeholder="orders:*"
-            maxLength={256}
-          />
-        </label>
-        <label className="row">
-          Owner
-          <input
-            value={owner}
-            onChange={(event) => setOwner(event.target.value)}
-            placeholder="service=billing"
-            maxLength={256}
-          />
-        </label>
+        <TextFilter label="Resource" value={match} onChange={setMatch} placeholder="orders:*" />
+        <TextFilter label="Owner" value={owner} onChange={setOwner} placeholder="service=billing" />
         <label className="row">
           Kind
           <select

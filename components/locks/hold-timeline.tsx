@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { Area, CartesianGrid, ComposedChart, ReferenceLine, XAxis, YAxis } from "recharts";
-import { formatClock, formatDurationMs } from "@/components/ui/format";
+import { formatClock } from "@/components/ui/format";
 import type { Transition } from "@/lib/api/timeline";
 
 const WINDOW_MS = 60 * 60_000;
@@ -177,8 +177,7 @@ export function HoldTimeline({ transitions }: { transitions: readonly Transition
         <span style={{ color: ENDING_COLOUR.released }}>released</span>,{" "}
         <span style={{ color: ENDING_COLOUR.expired }}>expired while held</span>,{" "}
         <span style={{ color: ENDING_COLOUR["force-released"] }}>force-released</span>; dashed
-        lines: evictions; grey: gaps ({bands.length > 0 ? formatDurationMs(nowMs - fromMs) : "1 h"}{" "}
-        shown).
+        lines: evictions; grey: gaps.
       </figcaption>
     </figure>
   );

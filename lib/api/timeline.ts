@@ -164,9 +164,11 @@ export function transitionFilter(
       const have = transition.owner?.labels[label] ?? transition.afterExpired?.owner?.labels[label];
       if (have !== wanted) return false;
     }
-    if (query.resource !== undefined)
-      return transition.resource === query.resource || transition.kind === "gap";
-    return transition.kind === "gap" || matchResource(transition.resource);
+    // A gap concerns every lock: a filtered feed must show it too.
+    if (transition.kind === "gap") return true;
+    return query.resource !== undefined
+      ? transition.resource === query.resource
+      : matchResource(transition.resource);
   };
 }
 

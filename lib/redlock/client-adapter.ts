@@ -68,6 +68,12 @@ const asReplyError = (error: unknown): unknown => {
   return error;
 };
 
+function describeNodeRedisCluster(client: NodeRedisClusterClient): string {
+  const root = client.options?.rootNodes?.[0];
+  const url = root?.url ? new URL(root.url) : undefined;
+  return `cluster ${root?.socket?.host ?? url?.hostname ?? "localhost"}:${root?.socket?.port ?? (url?.port || 6379)}`;
+}
+
 function describeNodeRedis(client: NodeRedisClient): string {
   const socket = client.options?.socket as
     { host?: string; port?: number; path?: string } | undefined;
@@ -80,35 +86,59 @@ function describeNodeRedis(client: NodeRedisClient): string {
 }
 
 /**
+ * The script calls and INFO as node-redis sends them: one argument list, which a cluster routes by
+ * its first key (the library's keys of one call share a slot); errors renamed as ioredis names them.
+ */
+abstract class NodeRedisCommands {
+  readonly options = {};
+
+  evalsha(sha: string, keyCount: number, ...keysAndArgs: (string | number)[]): Promise<unknown> {
+    return this.script("EVALSHA", sha, keyCount, keysAndArgs);
+  }
+
+  eval(body: string, keyCount: number, ...keysAndArgs: (string | number)[]): Promise<unknown> {
+    return this.script("EVAL", body, keyCount, keysAndArgs);
+  }
+
+  info(section: string): Promise<unknown> {
+    return this.send(undefined, ["INFO", section]).catch(rethrowAsReplyError);
+  }
+
+  private script(
+    command: "EVALSHA" | "EVAL",
+    shaOrBody: string,
+    keyCount: number,
+    keysAndArgs: (string | number)[],
+  ): Promise<unknown> {
+    const args = [command, shaOrBody, String(keyCount), ...keysAndArgs.map(String)];
+    return this.send(keyCount > 0 ? args[3] : undefined, args).catch(rethrowAsReplyError);
+  }
+
+  protected abstract send(firstKey: string | undefined, args: string[]): Promise<unknown>;
+}
+
+const rethrowAsReplyError = (error: unknown): never => {
+  throw asReplyError(error);
+};
+
+/**
  * Presents a node-redis client with the few ioredis members the library calls (evalsha, eval,
  * info, status, ready/close events, quit), so one code path serves both clients. node-redis
  * already pipelines the commands of one event-loop turn, so this adapter offers no `pipeline`
  * and the library sends each operation as its own script call.
  */
-class NodeRedisAdapter {
-  readonly options = {};
+class NodeRedisAdapter extends NodeRedisCommands {
   readonly isCluster = false;
   readonly address: string;
 
   constructor(readonly client: NodeRedisClient) {
+    super();
     this.address = describeNodeRedis(client);
   }
 
   get status(): string {
     if (this.client.isReady) return "ready";
     return this.client.isOpen ? "connecting" : "end";
-  }
-
-  evalsha(sha: string, keyCount: number, ...keysAndArgs: (string | number)[]): Promise<unknown> {
-    return this.send(["EVALSHA", sha, String(keyCount), ...keysAndArgs.map(String)]);
-  }
-
-  eval(body: string, keyCount: number, ...keysAndArgs: (string | number)[]): Promise<unknown> {
-    return this.send(["EVAL", body, String(keyCount), ...keysAndArgs.map(String)]);
-  }
-
-  info(section: string): Promise<unknown> {
-    return this.send(["INFO", section]);
   }
 
   /** "close" is ioredis's name for a lost connection; node-redis says "end" or "reconnecting". */
@@ -122,55 +152,34 @@ class NodeRedisAdapter {
     return this.client.quit();
   }
 
-  private send(args: string[]): Promise<unknown> {
-    return this.client.sendCommand(args).catch((error: unknown) => {
-      throw asReplyError(error);
-    });
+  protected send(_firstKey: string | undefined, args: string[]): Promise<unknown> {
+    return this.client.sendCommand(args);
   }
 }
 
 /**
- * A node-redis cluster in the same shape: each script call is routed by its first key (the
- * library's keys of one call share a slot), INFO goes to any shard. Like an ioredis Cluster it
- * reports `isCluster`, so calls are not batched across slots and waiters sleep instead of
- * subscribing.
+ * A shard answers TRYAGAIN to a script whose keys a slot migration in progress split (some moved,
+ * some not yet). ioredis's Cluster retries it on its own; node-redis's does not, so its adapter
+ * does, briefly: the node timeout still bounds the whole vote.
  */
-class NodeRedisClusterAdapter {
-  readonly options = {};
+const TRYAGAIN_RETRIES = 20;
+const TRYAGAIN_DELAY_MS = 25;
+
+/**
+ * A node-redis cluster in the same shape. Like an ioredis Cluster it reports `isCluster`, so calls
+ * are not batched across slots and waiters sleep instead of subscribing.
+ */
+class NodeRedisClusterAdapter extends NodeRedisCommands {
   readonly isCluster = true;
   readonly address: string;
 
   constructor(readonly client: NodeRedisClusterClient) {
-    const root = client.options?.rootNodes?.[0];
-    const host = root?.socket?.host ?? (root?.url ? new URL(root.url).hostname : "localhost");
-    const port = root?.socket?.port ?? (root?.url ? new URL(root.url).port || 6379 : 6379);
-    this.address = `cluster ${host}:${port}`;
+    super();
+    this.address = describeNodeRedisCluster(client);
   }
 
   get status(): string {
     return this.client.isOpen ? "ready" : "end";
-  }
-
-  evalsha(sha: string, keyCount: number, ...keysAndArgs: (string | number)[]): Promise<unknown> {
-    return this.send(keyCount > 0 ? String(keysAndArgs[0]) : undefined, [
-      "EVALSHA",
-      sha,
-      String(keyCount),
-      ...keysAndArgs.map(String),
-    ]);
-  }
-
-  eval(body: string, keyCount: number, ...keysAndArgs: (string | number)[]): Promise<unknown> {
-    return this.send(keyCount > 0 ? String(keysAndArgs[0]) : undefined, [
-      "EVAL",
-      body,
-      String(keyCount),
-      ...keysAndArgs.map(String),
-    ]);
-  }
-
-  info(section: string): Promise<unknown> {
-    return this.send(undefined, ["INFO", section]);
   }
 
   on(event: "ready" | "close", listener: () => void): this {
@@ -182,10 +191,16 @@ class NodeRedisClusterAdapter {
     return this.client.quit();
   }
 
-  private send(firstKey: string | undefined, args: string[]): Promise<unknown> {
-    return this.client.sendCommand(firstKey, false, args).catch((error: unknown) => {
-      throw asReplyError(error);
-    });
+  protected async send(firstKey: string | undefined, args: string[]): Promise<unknown> {
+    for (let retries = 0; ; retries += 1) {
+      try {
+        return await this.client.sendCommand(firstKey, false, args);
+      } catch (error) {
+        const tryAgain = error instanceof Error && error.message.startsWith("TRYAGAIN");
+        if (!tryAgain || retries === TRYAGAIN_RETRIES) throw error;
+        await new Promise((resolve) => setTimeout(resolve, TRYAGAIN_DELAY_MS));
+      }
+    }
   }
 }
 
@@ -208,7 +223,7 @@ export function adaptClient(client: Client): IoredisClient {
 export function describeClient(client: Client | IoredisClient): string {
   if (client instanceof NodeRedisAdapter || client instanceof NodeRedisClusterAdapter)
     return client.address;
-  if (isNodeRedisCluster(client)) return new NodeRedisClusterAdapter(client).address;
+  if (isNodeRedisCluster(client)) return describeNodeRedisCluster(client);
   if (isNodeRedisClient(client)) return describeNodeRedis(client);
   const options = (client as { options?: { host?: string; port?: number; path?: string } }).options;
   if (options?.path) return options.path;

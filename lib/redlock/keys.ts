@@ -18,12 +18,17 @@ const KINDS: readonly AuxiliaryKind[] = ["fence", "waiters", "owner"];
 
 type Name = string | Buffer;
 
+/** What Redis Cluster hashes of a name when not all of it: the first `{…}` with something inside. */
+function hashTagOf<N extends Name>(name: N): N | undefined {
+  const open = name.indexOf("{");
+  if (open === -1) return undefined;
+  const close = name.indexOf("}", open + 1);
+  return close > open + 1 ? (name.slice(open + 1, close) as N) : undefined;
+}
+
 /** True when Redis Cluster hashes only part of the name: the first `{…}` with something inside. */
 export function hasHashTag(name: Name): boolean {
-  const open = name.indexOf("{");
-  if (open === -1) return false;
-  const close = name.indexOf("}", open + 1);
-  return close > open + 1;
+  return hashTagOf(name) !== undefined;
 }
 
 /**
@@ -43,9 +48,7 @@ function untaggedSlot(bytes: Uint8Array): number {
 
 /** The Redis Cluster slot of a resource name (its hash tag's content when it has one). */
 export function clusterSlot(name: string): number {
-  if (!hasHashTag(name)) return untaggedSlot(Buffer.from(name));
-  const open = name.indexOf("{");
-  return untaggedSlot(Buffer.from(name.slice(open + 1, name.indexOf("}", open + 1))));
+  return untaggedSlot(Buffer.from(hashTagOf(name) ?? name));
 }
 
 /**

@@ -9,6 +9,14 @@ const isIoredisCluster = (client: Client): client is Cluster =>
   (client as { isCluster?: boolean }).isCluster === true &&
   typeof (client as { nodes?: unknown }).nodes === "function";
 
+/**
+ * The latest moment (monotonic clock) a process reporting `uptimeS` can have started.
+ * uptime_in_seconds is the difference of two whole-second timestamps (now and start), so it reads 1
+ * a few ms after a start just before a second ticks over: the start is at most (uptime - 1) s ago.
+ */
+const latestStartMono = (uptimeS: number): number =>
+  performance.now() - Math.max(0, uptimeS - 1) * 1000;
+
 /** After a cluster lost a shard's connection, its slots are re-read this often, this long. */
 const TOPOLOGY_POLL_MS = 500;
 const TOPOLOGY_FOLLOW_MS = 30_000;
@@ -108,20 +116,18 @@ export class RestartWatch {
       primaries.map((primary) => (primary.info("server") as Promise<string>).catch(() => null)),
     );
     const first = this.primaryRunIds.size === 0;
-    let latestStartMono: number | undefined;
+    let newestStartMono: number | undefined;
     for (const info of infos) {
       const runId = info === null ? undefined : parseInfoField(info, "run_id");
       if (info === null || runId === undefined || this.primaryRunIds.has(runId)) continue;
       this.primaryRunIds.add(runId);
       const uptimeS = Number(parseInfoField(info, "uptime_in_seconds"));
       const startMono =
-        first && Number.isFinite(uptimeS)
-          ? performance.now() - Math.max(0, uptimeS - 1) * 1000
-          : performance.now();
-      latestStartMono = Math.max(latestStartMono ?? startMono, startMono);
+        first && Number.isFinite(uptimeS) ? latestStartMono(uptimeS) : performance.now();
+      newestStartMono = Math.max(newestStartMono ?? startMono, startMono);
     }
-    if (latestStartMono !== undefined)
-      this.startedAtMono = Math.max(this.startedAtMono ?? latestStartMono, latestStartMono);
+    if (newestStartMono !== undefined)
+      this.startedAtMono = Math.max(this.startedAtMono ?? newestStartMono, newestStartMono);
   }
 
   private followUntilMono = 0;
@@ -143,32 +149,24 @@ export class RestartWatch {
 
   private check(): Promise<void> {
     this.forget();
+    let check: Promise<void>;
     if (isIoredisCluster(this.client)) {
       this.primaryRunIds.clear();
-      const check = this.checkShards(this.client).catch(() => undefined);
-      this.pendingCheck = check;
-      void check.finally(() => {
-        if (this.pendingCheck === check) this.pendingCheck = undefined;
-      });
-      return check;
-    }
-    const check = (this.client.info("server") as Promise<string>).then(
-      (info) => {
+      check = this.checkShards(this.client);
+    } else {
+      check = (this.client.info("server") as Promise<string>).then((info) => {
         const uptimeS = Number(parseInfoField(info, "uptime_in_seconds"));
         this.uptimeS = uptimeS;
         this.runId = parseInfoField(info, "run_id");
-        // uptime_in_seconds is the difference of two whole-second timestamps (now and start), so it
-        // reads 1 a few ms after a start just before a second ticks over: the latest the process can
-        // have started is (uptime - 1) s ago.
-        if (Number.isFinite(uptimeS))
-          this.startedAtMono = performance.now() - Math.max(0, uptimeS - 1) * 1000;
-      },
-      () => undefined, // the next "ready" retries; until then the node stays unknown (no vote)
-    );
-    this.pendingCheck = check;
-    void check.finally(() => {
-      if (this.pendingCheck === check) this.pendingCheck = undefined;
+        if (Number.isFinite(uptimeS)) this.startedAtMono = latestStartMono(uptimeS);
+      });
+    }
+    // On failure the next "ready" retries; until then the node stays unknown (no vote).
+    const settled = check.catch(() => undefined);
+    this.pendingCheck = settled;
+    void settled.finally(() => {
+      if (this.pendingCheck === settled) this.pendingCheck = undefined;
     });
-    return check;
+    return settled;
   }
 }

@@ -45,26 +45,6 @@ export function defineScript<Args extends readonly ScriptArg[], Reply>(
 const isNoScript = (error: unknown) =>
   error instanceof Error && error.message.startsWith("NOSCRIPT");
 
-/**
- * A cluster shard answers TRYAGAIN to a script whose keys are split by a slot migration in
- * progress (some moved, some not yet). ioredis's Cluster retries it on its own; node-redis's does
- * not, so cluster calls are retried here, briefly: the node timeout still bounds the whole vote.
- */
-const TRYAGAIN_RETRIES = 20;
-const TRYAGAIN_DELAY_MS = 25;
-
-function retryingTryAgain(
-  call: () => Promise<unknown>,
-  retriesLeft = TRYAGAIN_RETRIES,
-): Promise<unknown> {
-  return call().catch(async (error: unknown) => {
-    if (retriesLeft === 0 || !(error instanceof Error) || !error.message.startsWith("TRYAGAIN"))
-      throw error;
-    await new Promise((resolve) => setTimeout(resolve, TRYAGAIN_DELAY_MS));
-    return retryingTryAgain(call, retriesLeft - 1);
-  });
-}
-
 let Command: typeof IoredisCommand | undefined;
 
 /**
@@ -89,8 +69,6 @@ function send(
   keys: readonly ScriptKey[],
   args: readonly ScriptArg[],
 ): Promise<unknown> {
-  if (client.isCluster)
-    return retryingTryAgain(() => client[command](shaOrBody, keys.length, ...keys, ...args));
   if (usesOwnEval(client)) return client[command](shaOrBody, keys.length, ...keys, ...args);
   const options = { replyEncoding: "utf8" as const, keyPrefix: client.options.keyPrefix };
   return (client as Redis).sendCommand(

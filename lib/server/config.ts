@@ -44,7 +44,7 @@ const redisUrl = z.string().refine((text) => {
 export const DEFAULT_SCAN_BUDGET_PER_S = 25_000;
 
 /**
- * Lock transitions kept by default: ~25 MB (bench/timeline.ts measured ~490 bytes per transition
+ * Lock transitions kept by default: ~25 MB (bench/timeline.ts measured ~500 bytes per transition
  * with owner labels), e.g. an hour of a lock taken 14 times a second.
  */
 export const DEFAULT_HISTORY_MAX = 50_000;

@@ -9,7 +9,7 @@ import type { AuditRecord } from "../audit/audit-trail";
 import type { ConsoleContext } from "../console";
 import { ApiError } from "../errors";
 import type { Actor } from "./audited";
-import { forceRelease, type ForceReleaseOutcome } from "./force-release";
+import { forceRelease, keyOf, type ForceReleaseOutcome } from "./force-release";
 import { followUpPendingNodes } from "./force-release-follow-up";
 
 function forceReleaseRecord(
@@ -43,11 +43,8 @@ export async function forceReleaseAudited(
   body: ForceReleaseRequest,
 ): Promise<ForceReleaseResponse> {
   // Before the delete: the timeline then tells this hold's end as a force-release by this actor.
-  const key = body.resourceBase64
-    ? Buffer.from(body.resourceBase64, "base64")
-    : Buffer.from(body.resource ?? "", "utf8");
   ctx.timeline.markForceRelease(
-    key.toString("latin1"),
+    keyOf(body).toString("latin1"),
     actor.principal.label,
     body.reason,
     body.expectedValue ?? null,

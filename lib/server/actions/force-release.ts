@@ -30,7 +30,8 @@ export interface ForceReleaseOutcome {
 
 const MARKER_PREFIX = "redlock:console:force-release:";
 
-function keyOf(request: Pick<ForceReleaseRequest, "resource" | "resourceBase64">): Buffer {
+/** The key a force-release request names, checked as a lock key (4xx otherwise). */
+export function keyOf(request: Pick<ForceReleaseRequest, "resource" | "resourceBase64">): Buffer {
   return request.resource !== undefined
     ? assertLockKey(Buffer.from(request.resource, "utf8"), "Invalid request body: resource")
     : assertLockKey(

@@ -12,10 +12,9 @@ import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/a
 import type { ConsoleNode } from "../node-registry";
 import { foldResource, type FlagThresholds, type NodeKeyState } from "../snapshot/fold";
 import { ownerOfValue } from "../snapshot/ownership";
-import { describeKey } from "../snapshot/snapshot";
+import { describeLatin1Key } from "../snapshot/snapshot";
 import { createBudget } from "./budget";
 import { NodeWatch, type IndexedState, type RemovalCause } from "./node-watch";
-import { stateOf } from "./state-of";
 
 export interface LiveIndexOptions {
   readonly patterns: readonly string[];
@@ -39,18 +38,36 @@ export interface OwnershipFigures {
 }
 
 /** Per node, in node order: its state, null (absent) or undefined (unreachable). */
-export type Reads = Array<IndexedState | null | undefined>;
+export type Reads = ReadonlyArray<IndexedState | null | undefined>;
 
 const STATES: readonly LockState[] = ["held", "partial", "conflict"];
 /** How often expired states are dropped when no page asks. */
 const SWEEP_INTERVAL_MS = 100;
 
-// eslint-disable-next-line no-control-regex -- control characters are valid in keys and ASCII
-const ASCII = /^[\x00-\x7f]*$/;
+/** held | partial | conflict from what the reachable nodes hold; null when none holds anything. */
+function stateOf(reads: Reads, quorumSize: number): LockState | null {
+  let first: string | undefined;
+  let holders = 0;
+  for (const read of reads) {
+    if (!read) continue;
+    if (first === undefined) first = read.value;
+    else if (read.value !== first) return "conflict";
+    holders += 1;
+  }
+  if (first === undefined) return null;
+  return holders >= quorumSize ? "held" : "partial";
+}
 
 /** Told of every per-node change while it happens (the timeline), and ticked with the sweeper. */
 export interface IndexObserver {
-  observe(key: string, reads: Reads, nodeIndex: number, cause: RemovalCause | undefined): void;
+  /** `state`: the row's state after the change (null: no node holds the key). */
+  observe(
+    key: string,
+    reads: Reads,
+    state: LockState | null,
+    nodeIndex: number,
+    cause: RemovalCause | undefined,
+  ): void;
   tick(): void;
   /** A node's changes since `sinceMs` may have been missed (it is being relisted). */
   gap(sinceMs: number): void;
@@ -70,9 +87,11 @@ export class LiveIndex {
   /** Bumped on every row change: caches of filtered totals are valid for one version. */
   #version = 0;
   #observer: IndexObserver | null = null;
+  readonly #nodeIds: readonly string[];
 
   constructor(nodes: readonly ConsoleNode[], options: LiveIndexOptions) {
     this.#nodes = nodes;
+    this.#nodeIds = nodes.map((node) => node.id);
     this.#options = options;
     this.watches = nodes.map(
       (node, nodeIndex) =>
@@ -107,12 +126,7 @@ export class LiveIndex {
   }
 
   get nodeIds(): readonly string[] {
-    return this.#nodes.map((node) => node.id);
-  }
-
-  /** Every resource some node holds (latin1 of the key's bytes). */
-  keys(): IterableIterator<string> {
-    return this.#rows.keys();
+    return this.#nodeIds;
   }
 
   /** What each node holds under `key`: its state, null (absent) or undefined (unreachable). */
@@ -170,7 +184,7 @@ export class LiveIndex {
         waiters: read.waiters ?? undefined,
       };
     });
-    const named = ASCII.test(key) ? { resource: key } : describeKey(Buffer.from(key, "latin1"));
+    const named = describeLatin1Key(key);
     const thresholds: FlagThresholds = {
       serverTimeMs: nowMs,
       longHeldMs: this.#options.longHeldMs,
@@ -295,8 +309,8 @@ export class LiveIndex {
 
   #update(key: string, nodeIndex = -1, cause?: RemovalCause): void {
     const reads = this.#reads(key);
-    this.#observer?.observe(key, reads, nodeIndex, cause);
     const next = stateOf(reads, this.#options.quorumSize);
+    this.#observer?.observe(key, reads, next, nodeIndex, cause);
     const previous = this.#rows.get(key);
     if (next === (previous ?? null)) return;
     this.#version += 1;

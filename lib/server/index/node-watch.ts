@@ -360,6 +360,20 @@ export class NodeWatch {
     this.#gapSinceMs ??= Date.now();
   }
 
+  #closeGap(): void {
+    this.#gap = false;
+    this.#gapSinceMs = null;
+  }
+
+  /** Forgets the changes waiting to be read (and what their events said), and relists instead. */
+  #dropPending(reason: ListingReason): void {
+    this.#pending.clear();
+    this.#removals.clear();
+    this.#sets.clear();
+    this.#markGap();
+    this.#request(reason);
+  }
+
   #subscriberLost(): void {
     // Notifications published while the subscriber was away are lost: the node is relisted on return.
     if (this.#subscribed) this.#markGap();
@@ -446,11 +460,7 @@ export class NodeWatch {
   #markChanged(name: string, key: Buffer): void {
     if (this.#pending.size >= MAX_PENDING_KEYS) {
       // More changes than the budget can read: drop them and relist instead (paced, bounded).
-      this.#pending.clear();
-      this.#removals.clear();
-      this.#sets.clear();
-      this.#markGap();
-      this.#request("overflow");
+      this.#dropPending("overflow");
       return;
     }
     this.#pending.set(name, key);
@@ -474,11 +484,7 @@ export class NodeWatch {
       }
     } catch {
       // The node failed mid-read: it is relisted when it answers again.
-      this.#pending.clear();
-      this.#removals.clear();
-      this.#sets.clear();
-      this.#markGap();
-      this.#request("reconnect");
+      this.#dropPending("reconnect");
     } finally {
       this.#draining = false;
       if (this.#pending.size === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
@@ -515,10 +521,10 @@ export class NodeWatch {
     const sets = this.#sets.get(name) ?? 0;
     if (sets > 0) {
       this.#sets.delete(name);
-      // Each `set` wrote a value; the one the read found (if new) is seen, the others came and went.
-      const seen = read !== null && read.value !== known?.value ? 1 : 0;
-      const unchanged = read !== null && read.value === known?.value;
-      if (!unchanged && sets - seen > 0) this.#options.onBrief?.(name, sets - seen);
+      // Each `set` wrote a value; a new one the read found is seen, the others came and went.
+      // (The same value as before: a foreign client's SET-based extension, not a new hold.)
+      if (read === null) this.#options.onBrief?.(name, sets);
+      else if (read.value !== known?.value && sets > 1) this.#options.onBrief?.(name, sets - 1);
     }
     if (read === null) {
       if (known) {
@@ -669,15 +675,13 @@ export class NodeWatch {
     if (this.#notifications === "on") {
       // Subscribed before the listing began: whatever changed since reached the index as notifications.
       if (this.#subscribed) {
-        this.#gap = false;
-        this.#gapSinceMs = null;
+        this.#closeGap();
         this.#asOf = endedAt;
       } else {
         this.#request("reconnect"); // the subscriber dropped during the listing
       }
     } else {
-      this.#gap = false;
-      this.#gapSinceMs = null;
+      this.#closeGap();
       this.#asOf = startedAt;
       const waitMs = POLL_MIN_INTERVAL_MS - (endedAt - startedAt);
       if (waitMs > 0) await sleep(waitMs, undefined, { signal }).catch(() => {});

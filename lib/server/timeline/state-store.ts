@@ -13,6 +13,8 @@ import { logger, redactText } from "../logger";
 export const TRANSITIONS_STREAM = "redlock-console:transitions";
 export const AS_OF_KEY = "redlock-console:transitions:as-of";
 const FLUSH_INTERVAL_MS = 200;
+/** The as-of instant is written at most this often: a restart's gap is then at most this much wider. */
+const AS_OF_INTERVAL_MS = 1_000;
 /** A flush appends at most this many (a burst waits for the next flush). */
 const FLUSH_MAX = 1_000;
 /** Transitions buffered at most while the store does not answer; older ones are dropped. */
@@ -42,6 +44,7 @@ export function createStateStore(url: string, maxLen: number): StateStore {
   });
   let buffer: Transition[] = [];
   let asOfMs: number | null = null;
+  let asOfWrittenMs = 0;
   let flushing = false;
   const flush = async () => {
     if (flushing || (buffer.length === 0 && asOfMs === null)) return;
@@ -93,6 +96,8 @@ export function createStateStore(url: string, maxLen: number): StateStore {
       if (buffer.length > BUFFER_MAX) buffer.splice(0, buffer.length - BUFFER_MAX);
     },
     markAsOf(nowMs) {
+      if (nowMs - asOfWrittenMs < AS_OF_INTERVAL_MS) return;
+      asOfWrittenMs = nowMs;
       asOfMs = nowMs;
     },
     async close() {

@@ -8,33 +8,29 @@ import "server-only";
  * (every reachable node listed and followed); a stretch when it is not is recorded as a gap, never
  * as quiet, and the holds are then re-read from the index without emitting anything.
  */
-import type { OwnerInfo } from "@/lib/api";
+import type { LockState, OwnerInfo } from "@/lib/api";
 import {
   EPISODE_MIN_MS,
   makeTransition,
-  transitionFilter,
   type HistoryHorizon,
   type Transition,
   type TransitionKind,
 } from "@/lib/api/timeline";
-import { stateOf } from "../index/state-of";
+import type { Reads } from "../index/live-index";
 import type { IndexedState, RemovalCause } from "../index/node-watch";
 import { ownerOfValue } from "../snapshot/ownership";
-import { describeKey } from "../snapshot/snapshot";
+import { describeLatin1Key } from "../snapshot/snapshot";
 import { History } from "./history";
-
-/** Per node, in node order: its state, null (absent) or undefined (unreachable). */
-export type NodeReads = ReadonlyArray<IndexedState | null | undefined>;
 
 /** What the timeline needs of the live index. */
 export interface IndexView {
   readonly complete: boolean;
   readonly quorumSize: number;
   readonly nodeIds: readonly string[];
-  /** Every resource the index holds. */
-  keys(): Iterable<string>;
+  /** The resources the index holds, in byte order from the first ≥ `low`. */
+  keysFrom(low: string): Iterable<string>;
   /** What each node holds under `key`. */
-  reads(key: string): NodeReads;
+  reads(key: string): Reads;
 }
 
 export interface TimelineOptions {
@@ -114,14 +110,6 @@ export class Timeline {
     return () => this.#listeners.delete(listener);
   }
 
-  get listeners(): number {
-    return this.#listeners.size;
-  }
-
-  get size(): number {
-    return this.#history.size;
-  }
-
   /** Newest first. */
   transitions(
     limit: number,
@@ -129,15 +117,6 @@ export class Timeline {
     afterId?: number,
   ): Transition[] {
     return this.#history.newest(limit, keep, afterId);
-  }
-
-  /** One lock's transitions, newest first. */
-  ofResource(resource: string, limit: number): Transition[] {
-    const keep = transitionFilter({}, (name) => name === resource);
-    return this.#history.newest(
-      limit,
-      (transition) => keep(transition) || transition.kind === "gap",
-    );
   }
 
   activity(resource: string, nowMs: number) {
@@ -190,10 +169,11 @@ export class Timeline {
     this.#forceMarks.set(resource, { by, reason, atMs: Date.now(), value });
   }
 
-  /** Node `nodeIndex` changed for `key` (its removal `cause` when it lost the key); `reads` are after it. */
+  /** Node `nodeIndex` changed for `key` (its removal `cause` when it lost the key); `reads` and `state` are after it. */
   observe(
     key: string,
-    reads: NodeReads,
+    reads: Reads,
+    state: LockState | null,
     nodeIndex: number,
     cause: RemovalCause | undefined,
     nowMs = Date.now(),
@@ -217,7 +197,7 @@ export class Timeline {
         nodeIds: [this.#index.nodeIds[nodeIndex]!],
       });
     }
-    this.#fold(key, reads, nowMs);
+    this.#fold(key, reads, state, nowMs);
   }
 
   /** A node is relisted after a gap: what changed there since `sinceMs` is unknown until it ends. */
@@ -253,9 +233,9 @@ export class Timeline {
     entry.holds[nodeIndex]! += holds;
   }
 
-  #flushBrief(nowMs: number, all = false): void {
+  #flushBrief(nowMs: number): void {
     for (const [key, entry] of this.#brief) {
-      if (!all && nowMs - entry.sinceMs < BRIEF_WINDOW_MS) continue;
+      if (nowMs - entry.sinceMs < BRIEF_WINDOW_MS) continue;
       this.#brief.delete(key);
       const counts = [...entry.holds].sort((a, b) => b - a);
       const holds = counts[this.#index.quorumSize - 1] ?? 0;
@@ -305,13 +285,8 @@ export class Timeline {
       this.#completeSinceMs = nowMs;
       this.#basis = "index-listed";
     } else if (this.#gapSinceMs !== null) {
+      // A relist, or (restored from a store) the time no console was watching.
       this.#emit({ kind: "gap", resource: "", at: nowMs, since: this.#gapSinceMs });
-    }
-    if (this.#basis === "store" && this.#gapSinceMs !== null && this.#history.size > 0) {
-      // Restored from a store: the console was not watching between the store's as-of and now.
-      const last = this.#history.newest(1, () => true)[0];
-      if (last?.kind !== "gap")
-        this.#emit({ kind: "gap", resource: "", at: nowMs, since: this.#gapSinceMs });
     }
     this.#gapSinceMs = null;
     return true;
@@ -320,14 +295,14 @@ export class Timeline {
   #reseed(nowMs: number): void {
     this.#holds.clear();
     this.#episodes.clear();
-    for (const key of this.#index.keys()) {
+    for (const key of this.#index.keysFrom("")) {
       const reads = this.#index.reads(key);
       const majority = this.#majority(reads);
       if (majority) this.#holds.set(key, this.#newHold(majority, reads, nowMs));
     }
   }
 
-  #fold(key: string, reads: NodeReads, nowMs: number): void {
+  #fold(key: string, reads: Reads, state: LockState | null, nowMs: number): void {
     const quorumSize = this.#index.quorumSize;
     let hold = this.#holds.get(key);
     if (hold) {
@@ -378,7 +353,7 @@ export class Timeline {
         });
       }
     }
-    this.#trackEpisode(key, reads, quorumSize, nowMs);
+    this.#trackEpisode(key, state, nowMs);
   }
 
   #end(key: string, hold: Hold, nowMs: number): void {
@@ -418,8 +393,7 @@ export class Timeline {
     });
   }
 
-  #trackEpisode(key: string, reads: NodeReads, quorumSize: number, nowMs: number): void {
-    const state = stateOf(reads, quorumSize);
+  #trackEpisode(key: string, state: LockState | null, nowMs: number): void {
     if (state !== "partial" && state !== "conflict") {
       this.#episodes.delete(key);
       return;
@@ -430,7 +404,7 @@ export class Timeline {
   }
 
   /** The state held by a majority of nodes, if any. */
-  #majority(reads: NodeReads): IndexedState | null {
+  #majority(reads: Reads): IndexedState | null {
     const quorumSize = this.#index.quorumSize;
     for (const read of reads) {
       if (!read) continue;
@@ -441,7 +415,7 @@ export class Timeline {
     return null;
   }
 
-  #newHold(state: IndexedState, reads: NodeReads, nowMs: number): Hold {
+  #newHold(state: IndexedState, reads: Reads, nowMs: number): Hold {
     const owner = state.legacyOwner ?? ownerOfValue(state.value);
     return {
       value: state.value,
@@ -472,22 +446,17 @@ export class Timeline {
   }
 }
 
-// eslint-disable-next-line no-control-regex -- control characters are valid in keys and ASCII
-const ASCII = /^[\x00-\x7f]*$/;
-
 /** The resource name of a key (latin1 of its bytes) as the API shows it: its UTF-8 text. */
-function displayName(key: string): string {
-  return ASCII.test(key) ? key : describeKey(Buffer.from(key, "latin1")).resource;
-}
+const displayName = (key: string): string => describeLatin1Key(key).resource;
 
-function waitersOf(reads: NodeReads): number {
+function waitersOf(reads: Reads): number {
   let waiters = 0;
   for (const read of reads) waiters = Math.max(waiters, read?.waiters?.count ?? 0);
   return waiters;
 }
 
 /** The quorum-th latest expiry among the nodes holding `value`; Infinity for no TTL; 0 if too few. */
-function quorumExpiry(reads: NodeReads, value: string, quorumSize: number): number {
+function quorumExpiry(reads: Reads, value: string, quorumSize: number): number {
   const expiries: number[] = [];
   for (const read of reads)
     if (read?.value === value)
