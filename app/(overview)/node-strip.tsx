@@ -1,12 +1,50 @@
 import { NodeIndexStatus } from "@/components/locks/index-status";
 import { ValidityCountdown } from "@/components/locks/validity-countdown";
 import { formatLatencyMs, formatUptimeS } from "@/components/ui/format";
-import type { NodeInfo, NodeStatus } from "@/lib/api/nodes";
+import type { ClusterInfo, NodeInfo, NodeStatus } from "@/lib/api/nodes";
 import { NodeWarningChips, NodeWarningsDetails } from "./node-warnings";
 import styles from "./node-strip.module.css";
 
 function NodeStatusBadge({ status }: { status: NodeStatus }) {
   return <span className={`badge badge-node-${status}`}>{status}</span>;
+}
+
+const slotText = (ranges: ReadonlyArray<readonly [number, number]>) =>
+  ranges.map(([start, end]) => (start === end ? `${start}` : `${start}–${end}`)).join(", ") ||
+  "no slots";
+
+/** A cluster node's shards: each primary up or down, its slots, replicas and index mode. */
+function ClusterShards({ nodeId, cluster }: { nodeId: string; cluster: ClusterInfo }) {
+  return (
+    <div className={styles.cluster}>
+      <p className={styles.clusterHead}>
+        cluster <span className="mono">{cluster.state ?? "?"}</span> ·{" "}
+        {cluster.shards.length === 1 ? "1 shard" : `${cluster.shards.length} shards`}
+        {cluster.slotsCovered < 16_384 &&
+          ` · ${(16_384 - cluster.slotsCovered).toLocaleString()} slots unserved`}
+      </p>
+      <ul className={styles.shards} aria-label={`${nodeId} shards`}>
+        {cluster.shards.map((shard) => (
+          <li
+            key={shard.address}
+            className={styles[shard.status]}
+            aria-label={`shard ${shard.address} ${shard.status}`}
+            title={shard.error ?? `${shard.index.lockKeys.toLocaleString()} lock keys indexed`}
+          >
+            <span className="mono">{shard.address}</span>{" "}
+            <span className={`badge badge-node-${shard.status}`}>{shard.status}</span>
+            <br />
+            <span className="muted">
+              slots {slotText(shard.slotRanges)}
+              {shard.replicas.length > 0 &&
+                ` · ${shard.replicas.length} ${shard.replicas.length === 1 ? "replica" : "replicas"}`}
+              {` · ${shard.index.mode}`}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 function NodeCard({ node }: { node: NodeInfo }) {
@@ -22,6 +60,7 @@ function NodeCard({ node }: { node: NodeInfo }) {
       <div className={`${styles.address} mono`} title={node.address}>
         {node.address}
         {node.tls ? " (TLS)" : ""}
+        {node.kind === "cluster" ? " (cluster)" : ""}
       </div>
       <dl className={styles.facts}>
         <dt>ping</dt>
@@ -38,6 +77,7 @@ function NodeCard({ node }: { node: NodeInfo }) {
         )}
       </dl>
       <NodeIndexStatus index={node.index} />
+      {node.cluster && <ClusterShards nodeId={node.id} cluster={node.cluster} />}
       {node.error && <p className={styles.error}>{node.error}</p>}
       <NodeWarningChips node={node} />
     </li>

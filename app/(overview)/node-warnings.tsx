@@ -8,6 +8,8 @@ const SHORT_LABEL: Record<NodeWarningCode, string> = {
   not_master: "not a master",
   clock_skew: "clock skew",
   unreachable: "unreachable",
+  cluster_replicas: "replicas: failover",
+  cluster_degraded: "cluster degraded",
 };
 
 /** A node's warnings as short chips; the full explanation is in the title and in NodeWarningsDetails. */

@@ -18,6 +18,13 @@ export const nodeWarningCodeSchema = z.enum([
   "clock_skew",
   /** The node is unreachable or timed out. */
   "unreachable",
+  /**
+   * A cluster node whose primaries have replicas: replication is asynchronous, so a failover may
+   * promote a replica that lacks a lock just granted (a restart in Redlock's sense).
+   */
+  "cluster_replicas",
+  /** A cluster node reports cluster_state:fail, leaves slots unserved, or has a primary down. */
+  "cluster_degraded",
 ]);
 export type NodeWarningCode = z.infer<typeof nodeWarningCodeSchema>;
 
@@ -87,10 +94,45 @@ export const nodeIndexSchema = z.object({
 });
 export type NodeIndex = z.infer<typeof nodeIndexSchema>;
 
+/** One primary (shard) of a cluster node: the slots it serves, its replicas, how the index follows it. */
+export const clusterShardSchema = z.object({
+  address: nodeAddressSchema,
+  status: z.enum(["up", "down"]),
+  /** Inclusive slot ranges it serves, in order. */
+  slotRanges: z.array(z.tuple([z.number().int(), z.number().int()])),
+  slotCount: z.number().int().nonnegative(),
+  /** Its replicas as the cluster reports them (health: online, loading or failed). */
+  replicas: z.array(z.object({ address: nodeAddressSchema, health: z.string() })),
+  runId: z.string().nullable(),
+  latencyMs: z.number().nullable(),
+  keyCount: z.number().nullable(),
+  /** Error text when down (never contains a password). */
+  error: z.string().nullable(),
+  index: nodeIndexSchema,
+});
+export type ClusterShard = z.infer<typeof clusterShardSchema>;
+
+/** A node that is a Redis Cluster: its state and shards (one vote for the whole cluster). */
+export const clusterInfoSchema = z.object({
+  /** cluster_state as a primary reports it ("ok" | "fail"); null when none answered. */
+  state: z.string().nullable(),
+  /** Slots some primary serves (16384 when the cluster covers the keyspace). */
+  slotsCovered: z.number().int().nonnegative(),
+  /** When the console last read the topology (epoch ms); null before the first read. */
+  topologyAt: epochMsSchema.nullable(),
+  shards: z.array(clusterShardSchema),
+});
+export type ClusterInfo = z.infer<typeof clusterInfoSchema>;
+
 export const nodeInfoSchema = z.object({
   id: nodeIdSchema,
+  /** `host:port`; a cluster node: its seed's. */
   address: nodeAddressSchema,
   tls: z.boolean(),
+  /** A single server, or a Redis Cluster used as one lock node (`?cluster=true`). */
+  kind: z.enum(["single", "cluster"]),
+  /** A cluster node's shards and state; null for a single server. */
+  cluster: clusterInfoSchema.nullable(),
   status: nodeStatusSchema,
   /** Round trip of PING; null when down. */
   latencyMs: z.number().nullable(),

@@ -22,6 +22,7 @@ export {
   legacyFenceKey,
   legacyOwnerKey,
   RESERVED_PREFIX,
+  slotHashTag,
   waitersKey,
   type AuxiliaryKind,
 } from "./keys";

@@ -46,8 +46,8 @@ function untaggedSlot(bytes: Uint8Array): number {
   return crc & 0x3fff;
 }
 
-/** The Redis Cluster slot of a resource name (its hash tag's content when it has one). */
-export function clusterSlot(name: string): number {
+/** The Redis Cluster slot of a resource name or key's bytes (its hash tag's content when it has one). */
+export function clusterSlot(name: Name): number {
   return untaggedSlot(Buffer.from(hashTagOf(name) ?? name));
 }
 
@@ -82,6 +82,12 @@ function slotTag(slot: number): string {
   slotTags.set(slot, tag);
   return tag;
 }
+
+/**
+ * `{<tag>}` that Redis Cluster hashes to `name`'s slot: appended to a key of one's own (after a
+ * prefix without `{`), it puts that key in the slot of `name`, whatever `name` looks like.
+ */
+export const slotHashTag = (name: Name): string => `{${slotTag(clusterSlot(name))}}`;
 
 /** The auxiliary key of one kind for a resource, in the resource's cluster slot (see above). */
 function auxiliaryKey<N extends Name>(kind: AuxiliaryKind, resource: N): N {

@@ -35,6 +35,24 @@ const redisUrl = z.string().refine((text) => {
   }
 }, "each entry must be a redis:// or rediss:// URL with a host");
 
+/** True when a REDLOCK_NODES entry names a Redis Cluster: `cluster=true` (or 1, yes) in its query. */
+export function isClusterUrl(url: string): boolean {
+  const flag = new URL(url).searchParams.get("cluster");
+  return flag !== null && ["true", "1", "yes"].includes(flag.toLowerCase());
+}
+
+/** `?cluster=true` marks a Redis Cluster (node-registry.ts); a cluster has no database but 0. */
+const nodeUrl = redisUrl.refine((text) => {
+  if (!URL.canParse(text)) return true; // redisUrl has said so already
+  const url = new URL(text);
+  const cluster = url.searchParams.get("cluster");
+  if (cluster === null) return true;
+  return (
+    ["true", "1", "yes", "false", "0", "no"].includes(cluster.toLowerCase()) &&
+    (url.pathname === "" || url.pathname === "/" || url.pathname === "/0")
+  );
+}, "cluster= must be true or false, and a cluster URL selects no database (a cluster has db 0 only)");
+
 /**
  * Default of CONSOLE_SCAN_BUDGET_PER_S: keys per second per node. A key costs one whether SCAN visits
  * it (then reading it if it may be a lock is part of that) or a notification names it. At 25,000 a
@@ -84,7 +102,7 @@ const adminTokenSchema = z
   });
 
 const envSchema = z.object({
-  REDLOCK_NODES: listVar.pipe(z.array(redisUrl).min(1, "must list at least one redis:// URL")),
+  REDLOCK_NODES: listVar.pipe(z.array(nodeUrl).min(1, "must list at least one redis:// URL")),
   CONSOLE_ADMIN_TOKEN: adminTokenSchema.optional(),
   CONSOLE_READ_ONLY: booleanVar.default(false),
   LOCK_MATCH: listVar
@@ -114,7 +132,7 @@ const envSchema = z.object({
 });
 
 export interface ConsoleConfig {
-  /** redis:// or rediss:// URLs, one per independent master. */
+  /** redis:// or rediss:// URLs, one per independent master or Redis Cluster (`?cluster=true`). */
   readonly nodeUrls: readonly string[];
   /** The admin credential; unset: every state-changing route answers 401. */
   readonly adminToken: string | undefined;

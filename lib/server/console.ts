@@ -135,9 +135,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     maxAgeMs: config.snapshotMaxAgeMs,
   });
   const nodeReport = singleFlight(async () => {
-    const report = await readNodes(nodes, redlock, config, nodeDeadlineMs, (position) =>
-      index.nodeStatus(position),
-    );
+    const report = await readNodes(nodes, redlock, config, nodeDeadlineMs, index);
     metrics.recordNodes(report);
     return report;
   }, config.snapshotMaxAgeMs);

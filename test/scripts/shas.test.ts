@@ -13,7 +13,7 @@ import { LOCK_BATCH_SCRIPT } from "../../lib/redlock/redlock";
 import { RELEASE, RELEASE_ONE } from "../../lib/redlock/release";
 import { WAITERS } from "../../lib/redlock/waiters";
 import { FORCE_RELEASE_SCRIPT } from "@/lib/server/actions/force-release-node";
-import { READ_KEYS_SCRIPT } from "@/lib/server/snapshot/read-node";
+import { READ_KEYS_ON_SHARD_SCRIPT, READ_KEYS_SCRIPT } from "@/lib/server/snapshot/read-node";
 import { READ_ONE_SCRIPT } from "@/lib/server/snapshot/read-one";
 import { usePrivateClient } from "../masters";
 
@@ -28,6 +28,7 @@ const SCRIPTS = {
   INSPECT,
   LOCK_BATCH_SCRIPT,
   READ_KEYS_SCRIPT,
+  READ_KEYS_ON_SHARD_SCRIPT,
   READ_ONE_SCRIPT,
   FORCE_RELEASE_SCRIPT,
 };
@@ -43,8 +44,9 @@ const PINNED_SHAS: Record<keyof typeof SCRIPTS, string> = {
   WAITERS: "a90fac9c5bfebf7849b748ea8574e03b59ae20ce",
   INSPECT: "571109e182970779ffed17136abbf49b62dbfd5e",
   LOCK_BATCH_SCRIPT: "bc439d684eff1774c56e2bf0077509f104e8b6bc",
-  READ_KEYS_SCRIPT: "5c04e073b982ae12325ff9947b5d8ecc23d7910b",
-  READ_ONE_SCRIPT: "319d469ae7cebf690f2a6c52b781a4e3237f77c3",
+  READ_KEYS_SCRIPT: "c43482986307b36ffa273f79baa973d868e5fd04",
+  READ_KEYS_ON_SHARD_SCRIPT: "002bc737a5629b53496b2ddd3d3a4744b6e211b8",
+  READ_ONE_SCRIPT: "d043cfa08ada7b688958b7265a468349d5e0db09",
   FORCE_RELEASE_SCRIPT: "f8775512a29c15e9c46283faf1ef2ae44918ee75",
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "@/lib/server/config";
+import { ConfigError, isClusterUrl, parseConfig } from "@/lib/server/config";
 
 const valid = {
   REDLOCK_NODES: "redis://127.0.0.1:7001,rediss://user:s3cret@db.example:6380/2",
@@ -85,6 +85,24 @@ describe("console configuration", () => {
     expect(() =>
       parseConfig({ REDLOCK_NODES: "redis://h:1", CONSOLE_READ_ONLY: "true" }),
     ).not.toThrow();
+  });
+
+  it("takes a Redis Cluster as a node with ?cluster=true, and refuses a cluster URL that selects a db", () => {
+    const config = parseConfig({
+      ...valid,
+      REDLOCK_NODES: "redis://a:7000?cluster=true,rediss://u:p@b:7001?cluster=1,redis://c:1",
+    });
+    expect(config.nodeUrls).toHaveLength(3);
+    expect(isClusterUrl(config.nodeUrls[0]!)).toBe(true);
+    expect(isClusterUrl(config.nodeUrls[1]!)).toBe(true);
+    expect(isClusterUrl(config.nodeUrls[2]!)).toBe(false);
+    const message = messageOf({
+      ...valid,
+      REDLOCK_NODES: "redis://c:1,redis://a:7000/2?cluster=true,redis://b:7000?cluster=maybe",
+    });
+    expect(message).toContain("REDLOCK_NODES[1]: cluster= must be true or false");
+    expect(message).toContain("REDLOCK_NODES[2]");
+    expect(message).not.toContain("REDLOCK_NODES[0]");
   });
 
   it("never echoes a value, so a password in a bad URL stays out of the message", () => {

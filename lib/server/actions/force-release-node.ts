@@ -2,7 +2,7 @@ import "server-only";
 /**
  * Force-release on one node: a compare-and-delete, atomic because it runs as one script.
  */
-import { defineScript, legacyOwnerKey } from "@redlock-console/redlock";
+import { clusterSlot, defineScript, legacyOwnerKey } from "@redlock-console/redlock";
 import { withDeadline, type ConsoleNode } from "../node-registry";
 
 export type Mode = "check" | "expect" | "any";
@@ -67,8 +67,12 @@ export async function forceReleaseOnNode(
   markerKey: string,
 ): Promise<{ outcome: string; holder: string | null; latencyMs: number }> {
   const startMs = performance.now();
-  // A 1.x lock's owner entry goes with it (a 2.x lock has none: the owner is in its value).
-  const ownerEntry = legacyOwnerKey(key);
+  // A 1.x lock's owner entry goes with it (a 2.x lock has none: the owner is in its value). On a
+  // cluster the script's keys must share one slot: an entry elsewhere (a name without a hash tag,
+  // which 1.x could not lock on a cluster) is left out, the lock key standing in for it.
+  const legacyEntry = legacyOwnerKey(key);
+  const ownerEntry =
+    node.kind === "cluster" && clusterSlot(legacyEntry) !== clusterSlot(key) ? key : legacyEntry;
   // A delete sends the script's body: a paused node runs its queued command when it resumes, after
   // the call has timed out, and must run it then (an EVALSHA could meet NOSCRIPT, and its EVAL
   // retry would come after the follow-up asked what the call did).

@@ -7,6 +7,7 @@ import "server-only";
  */
 import { randomUUID } from "node:crypto";
 import type { ForceReleaseNodeResult, ForceReleaseRequest } from "@/lib/api";
+import { slotHashTag } from "@redlock-console/redlock";
 import type { ConsoleNode } from "../node-registry";
 import { assertLockKey } from "../resource-path";
 import { describeKey } from "../snapshot/snapshot";
@@ -77,7 +78,8 @@ export async function forceRelease(
   const expected = request.expectedValue ?? "";
   // A node that failed one phase is not asked again: it could only time out a second time.
   const silent = new Set(nodes.filter(options.isHung).map((node) => node.id));
-  const markerKey = `${MARKER_PREFIX}${randomUUID()}`;
+  // In the resource's slot, so that a cluster node runs the script (one slot per script) on its shard.
+  const markerKey = `${MARKER_PREFIX}${slotHashTag(key)}:${randomUUID()}`;
   const pending: string[] = [];
   const runAll = async (mode: Mode) => {
     const asked = nodes.filter((node) => !silent.has(node.id));

@@ -14,6 +14,7 @@ import { foldResource, type FlagThresholds, type NodeKeyState } from "../snapsho
 import { ownerOfValue } from "../snapshot/ownership";
 import { describeLatin1Key } from "../snapshot/snapshot";
 import { createBudget } from "./budget";
+import { ClusterWatch } from "./cluster-watch";
 import { NodeWatch, type IndexedState, type RemovalCause } from "./node-watch";
 
 export interface LiveIndexOptions {
@@ -76,7 +77,8 @@ export interface IndexObserver {
 }
 
 export class LiveIndex {
-  readonly watches: readonly NodeWatch[];
+  /** Per node, in node order: a single server's watch, or a cluster's (one watch per primary). */
+  readonly watches: ReadonlyArray<NodeWatch | ClusterWatch>;
   readonly #nodes: readonly ConsoleNode[];
   readonly #options: LiveIndexOptions;
   readonly #rows = new BTree<string, LockState>();
@@ -93,23 +95,24 @@ export class LiveIndex {
     this.#nodes = nodes;
     this.#nodeIds = nodes.map((node) => node.id);
     this.#options = options;
-    this.watches = nodes.map(
-      (node, nodeIndex) =>
-        new NodeWatch({
-          node,
-          patterns: options.patterns,
-          budget: createBudget(options.budgetPerS),
-          resyncIntervalMs: options.resyncIntervalMs,
-          enableKeyspaceEvents: options.enableKeyspaceEvents,
-          nodeTimeoutMs: options.nodeTimeoutMs,
-          maxKeys: options.maxKeys,
-          onChange: (key, _state, cause) => this.#update(key, nodeIndex, cause),
-          shared: (name, value) => this.#shared(name, value),
-          onReachability: () => this.#updateAll(),
-          onGap: (sinceMs) => this.#observer?.gap(sinceMs),
-          onBrief: (key, holds) => this.#observer?.brief(key, nodeIndex, holds),
-        }),
-    );
+    this.watches = nodes.map((node, nodeIndex) => {
+      const watchOptions = {
+        patterns: options.patterns,
+        resyncIntervalMs: options.resyncIntervalMs,
+        enableKeyspaceEvents: options.enableKeyspaceEvents,
+        nodeTimeoutMs: options.nodeTimeoutMs,
+        maxKeys: options.maxKeys,
+        onChange: (key: string, _state: unknown, cause?: RemovalCause) =>
+          this.#update(key, nodeIndex, cause),
+        shared: (name: string, value: string) => this.#shared(name, value),
+        onReachability: () => this.#updateAll(),
+        onGap: (sinceMs: number) => this.#observer?.gap(sinceMs),
+        onBrief: (key: string, holds: number) => this.#observer?.brief(key, nodeIndex, holds),
+      };
+      return node.kind === "cluster"
+        ? new ClusterWatch(node, { ...watchOptions, budgetPerS: options.budgetPerS })
+        : new NodeWatch({ ...watchOptions, node, budget: createBudget(options.budgetPerS) });
+    });
     this.#sweeper = setInterval(() => {
       this.sweep();
       this.#observer?.tick();
@@ -274,6 +277,12 @@ export class LiveIndex {
     return this.watches[index]!.status();
   }
 
+  /** The watch of node `index` when it is a cluster (its primaries, topology); null for a single server. */
+  clusterOf(index: number): ClusterWatch | null {
+    const watch = this.watches[index];
+    return watch instanceof ClusterWatch ? watch : null;
+  }
+
   unreachableNodes(): string[] {
     return this.#nodes.filter((_, index) => !this.watches[index]!.reachable).map((node) => node.id);
   }
@@ -293,7 +302,7 @@ export class LiveIndex {
   }
 
   #reads(key: string): Reads {
-    return this.watches.map((watch) => (watch.reachable ? (watch.get(key) ?? null) : undefined));
+    return this.watches.map((watch) => watch.read(key));
   }
 
   /** The key name and value instances another node already holds, when equal (see NodeWatchOptions.shared). */

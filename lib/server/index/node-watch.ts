@@ -26,7 +26,6 @@ import type {
 } from "@/lib/api";
 import { auxiliaryKeyOf, RESERVED_PREFIX } from "@redlock-console/redlock";
 import { logger, redactText } from "../logger";
-import type { ConsoleNode } from "../node-registry";
 import type { NodeKeyState } from "../snapshot/fold";
 import { compileGlob } from "../snapshot/glob";
 import { readLockKeys } from "../snapshot/read-node";
@@ -59,8 +58,17 @@ export class IndexedState {
 /** Why a node no longer holds a key: the keyspace event that removed it, or none seen. */
 export type RemovalCause = "deleted" | "expired" | "evicted" | "unknown";
 
+/** The server a watch follows: a single node, or one primary of a cluster node. */
+export interface WatchedServer {
+  /** host:port, no credentials (for logs). */
+  readonly address: string;
+  readonly client: Redis;
+  /** A primary of a Redis Cluster: its keys span slots (read-node.ts reads them accordingly). */
+  readonly inCluster?: boolean;
+}
+
 export interface NodeWatchOptions {
-  readonly node: ConsoleNode;
+  readonly node: WatchedServer;
   readonly patterns: readonly string[];
   readonly budget: Budget;
   readonly resyncIntervalMs: number;
@@ -220,6 +228,11 @@ export class NodeWatch {
   /** What the node holds under `key` as far as the index knows (expired states dropped by sweep()). */
   get(key: string): IndexedState | undefined {
     return this.#entries.get(key);
+  }
+
+  /** What the node holds under `key`: its state, null (absent) or undefined (unreachable). */
+  read(key: string): IndexedState | null | undefined {
+    return this.reachable ? (this.#entries.get(key) ?? null) : undefined;
   }
 
   keys(): IterableIterator<string> {
@@ -504,7 +517,12 @@ export class NodeWatch {
   async #read(keys: readonly Buffer[], paid = false): Promise<number> {
     if (!paid) await this.#options.budget.take(keys.length, this.#closing.signal);
     const readAtMs = Date.now();
-    const { states } = await readLockKeys(this.#client, keys, readAtMs);
+    const { states } = await readLockKeys(
+      this.#client,
+      keys,
+      readAtMs,
+      this.#options.node.inCluster,
+    );
     let found = 0;
     keys.forEach((key, index) => {
       const state = states[index] ?? null;

@@ -21,8 +21,26 @@ const OLDEST_SCAN_LIMIT = 256;
 /** The three keys one lock read needs: the lock, its 1.x owner entry, its waiters. */
 export const ownershipKeys = (key: Buffer): Buffer[] => [key, legacyOwnerKey(key), waitersKey(key)];
 
+/** Lua `existsEither(a, b)` on a single server: one EXISTS of both keys. */
+export const EXISTS_EITHER_LUA = `
+local function existsEither(a, b) return redis.call('EXISTS', a, b) > 0 end
+`;
+
 /**
- * Lua `readLock(key, ownerKey, waitersKey, nowMs)` (needs `readKey`): readKey's reply, then the owner
+ * Lua `existsEither(a, b)` on a Redis Cluster server: one EXISTS per key, as the two may hash to
+ * different slots (1.x's owner entry of a name without a hash tag); a key in a slot this server
+ * does not serve (an error reply) counts as absent.
+ */
+export const EXISTS_EITHER_ON_SHARD_LUA = `
+local function existsHere(key)
+  local reply = redis.pcall('EXISTS', key)
+  return type(reply) == 'number' and reply > 0
+end
+local function existsEither(a, b) return existsHere(a) or existsHere(b) end
+`;
+
+/**
+ * Lua `readLock(key, ownerKey, waitersKey, nowMs)` (needs `readKey` and `existsEither`): readKey's reply, then the owner
  * entry's {labels, acquiredAt, extensions} when its `value` equals the string read (else false), the
  * live waiters' count (score ≥ now) and the oldest `since` among them (false when none).
  */
@@ -31,7 +49,7 @@ local function readLock(key, ownerKey, waitersKey, nowMs)
   local reply = readKey(key)
   if reply[1] == -2 then return reply end
   -- Other libraries' locks have neither key: one command instead of two for them.
-  if redis.call('EXISTS', ownerKey, waitersKey) == 0 then return {reply[1], reply[2], false, 0, false} end
+  if not existsEither(ownerKey, waitersKey) then return {reply[1], reply[2], false, 0, false} end
   local owner = false
   if type(reply[2]) == 'string' and string.sub(reply[2], 1, ${VALUE_FORMAT_PREFIX.length}) ~= '${VALUE_FORMAT_PREFIX}' then
     -- pcall: an owner key of another type is no entry, not an error that fails the whole read.

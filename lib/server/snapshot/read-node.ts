@@ -6,9 +6,11 @@ import "server-only";
  * of JavaScript per command, so per-key pipelines cost the console more than Redis itself.
  */
 import type { Redis } from "ioredis";
-import { defineScript } from "@redlock-console/redlock";
+import { defineScript, type ScriptArg } from "@redlock-console/redlock";
 import { parseRedissonHash, type NodeKeyState } from "./fold";
 import {
+  EXISTS_EITHER_LUA,
+  EXISTS_EITHER_ON_SHARD_LUA,
   ownerOfValue,
   ownershipKeys,
   parseOwnerReply,
@@ -47,7 +49,7 @@ end
  * Replies one `readLock` reply per lock (toKeyState parses each).
  */
 export const READ_KEYS_SCRIPT = defineScript<readonly [nowMs: number], unknown[]>(
-  `${READ_KEY_LUA}${READ_LOCK_LUA}
+  `${READ_KEY_LUA}${EXISTS_EITHER_LUA}${READ_LOCK_LUA}
 local replies = {}
 for index = 1, #KEYS, 3 do
   replies[(index + 2) / 3] = readLock(KEYS[index], KEYS[index + 1], KEYS[index + 2], ARGV[1])
@@ -55,19 +57,40 @@ end
 return replies
 `,
 );
+
 /**
- * What each of `keys` holds on one node, in one script call (the caller cuts chunks of a few hundred
- * keys): a few O(1) commands per key (TYPE; PTTL and GET or HLEN and HGETALL; EXISTS of its owner
+ * The same read on one server of a Redis Cluster. A chunk's keys span slots, which a script may not
+ * declare together (CROSSSLOT), so they travel in ARGV after `now`, each command touches one key
+ * (allow-cross-slot-keys, Redis 7), and a key whose slot migrated away since SCAN returned it (an
+ * error, caught) reads as absent here: the server now serving it reports it.
+ */
+export const READ_KEYS_ON_SHARD_SCRIPT = defineScript<readonly ScriptArg[], unknown[]>(
+  `#!lua flags=no-writes,allow-cross-slot-keys
+${READ_KEY_LUA}${EXISTS_EITHER_ON_SHARD_LUA}${READ_LOCK_LUA}
+local replies = {}
+for index = 2, #ARGV, 3 do
+  local ok, reply = pcall(readLock, ARGV[index], ARGV[index + 1], ARGV[index + 2], ARGV[1])
+  replies[#replies + 1] = ok and reply or {-2}
+end
+return replies
+`,
+);
+/**
+ * What each of `keys` holds on one node (`onClusterServer`: one primary of a cluster), in one script
+ * call (the caller cuts chunks of a few hundred keys): a few O(1) commands per key (TYPE; PTTL and GET or HLEN and HGETALL; EXISTS of its owner
  * and waiters keys, and their reads when present).
  */
 export async function readLockKeys(
   client: Redis,
   keys: readonly Buffer[],
   nowMs: number,
+  onClusterServer = false,
 ): Promise<{ states: Array<NodeKeyState | null> }> {
-  const replies = (await READ_KEYS_SCRIPT.run(client, keys.flatMap(ownershipKeys), [
-    nowMs,
-  ])) as unknown[];
+  const replies = (
+    onClusterServer
+      ? await READ_KEYS_ON_SHARD_SCRIPT.run(client, [], [nowMs, ...keys.flatMap(ownershipKeys)])
+      : await READ_KEYS_SCRIPT.run(client, keys.flatMap(ownershipKeys), [nowMs])
+  ) as unknown[];
   return { states: keys.map((_, index) => toKeyState(replies[index])) };
 }
 

@@ -5,12 +5,17 @@ import "server-only";
  * skips every `redlock:` key); `createLockReader` shares that read among viewers and takes the row
  * from the index.
  */
-import type { Redis } from "ioredis";
 import { MAX_WAITERS_LISTED, type LockDetail, type LockResponse, type Waiter } from "@/lib/api";
-import { defineScript, fenceKey, legacyFenceKey, RESERVED_PREFIX } from "@redlock-console/redlock";
+import {
+  clusterSlot,
+  defineScript,
+  fenceKey,
+  legacyFenceKey,
+  RESERVED_PREFIX,
+} from "@redlock-console/redlock";
 import type { FlagThresholds, NodeKeyState } from "./fold";
 import type { ConsoleNode } from "../node-registry";
-import { ownershipKeys, parseWaiterMember, READ_LOCK_LUA } from "./ownership";
+import { EXISTS_EITHER_LUA, ownershipKeys, parseWaiterMember, READ_LOCK_LUA } from "./ownership";
 import { READ_KEY_LUA, toKeyState } from "./read-node";
 import { foldNodes, type FlagLimits } from "./snapshot";
 import { compileGlob } from "./glob";
@@ -25,7 +30,7 @@ import type { LiveIndex } from "../index/live-index";
 export const READ_ONE_SCRIPT = defineScript<
   readonly [nowMs: number, waitersListed: number],
   [lock: unknown, fence: string | null, waiters: string[]]
->(`${READ_KEY_LUA}${READ_LOCK_LUA}
+>(`${READ_KEY_LUA}${EXISTS_EITHER_LUA}${READ_LOCK_LUA}
 local fence = false
 for i = 4, #KEYS do
   if redis.call('TYPE', KEYS[i])['ok'] == 'string' then
@@ -89,11 +94,33 @@ export function mergeWaiters(perNode: ReadonlyArray<readonly NodeWaiter[]>): Wai
   return [...byId.values()].sort((a, b) => a.since - b.since || (a.id < b.id ? -1 : 1));
 }
 
-async function readResourceOnNode(client: Redis, key: Buffer, nowMs: number): Promise<NodeRead> {
+/**
+ * The script's keys on `node`. On a cluster every key must share the resource's slot (the client
+ * routes the script by it): 1.x's owner entry is read only where it does (a hash-tagged name; 1.x
+ * could not lock other names on a cluster), else the waiters key stands in for it (a sorted set is
+ * no owner entry); 1.x's fencing counter was never raised on clusters.
+ */
+function keysOnNode(node: ConsoleNode, key: Buffer): Buffer[] {
+  const [lock, ownerEntry, waiters] = ownershipKeys(key) as [Buffer, Buffer, Buffer];
   const fence = fenceKey(key);
+  if (node.kind === "cluster")
+    return [
+      lock,
+      clusterSlot(ownerEntry) === clusterSlot(lock) ? ownerEntry : waiters,
+      waiters,
+      fence,
+    ];
   const legacyFence = Buffer.from(legacyFenceKey(key.toString("latin1")), "latin1");
-  const keys = [...ownershipKeys(key), fence, ...(legacyFence.equals(fence) ? [] : [legacyFence])];
-  const reply = await READ_ONE_SCRIPT.run(client, keys, [nowMs, MAX_WAITERS_LISTED]);
+  return [lock, ownerEntry, waiters, fence, ...(legacyFence.equals(fence) ? [] : [legacyFence])];
+}
+
+async function readResourceOnNode(
+  node: ConsoleNode,
+  key: Buffer,
+  nowMs: number,
+): Promise<NodeRead> {
+  const keys = keysOnNode(node, key);
+  const reply = await READ_ONE_SCRIPT.run(node.client, keys, [nowMs, MAX_WAITERS_LISTED]);
   const [keyReply, fenceReply, waitersReply] = Array.isArray(reply) ? reply : [];
   return {
     state: toKeyState(keyReply),
@@ -111,7 +138,7 @@ export async function readOneLock(
   const serverTime = Date.now();
   const thresholds: FlagThresholds | undefined = limits && { ...limits, serverTimeMs: serverTime };
   const reads = await Promise.all(
-    nodes.map((node) => readResourceOnNode(node.client, key, serverTime).catch(() => undefined)),
+    nodes.map((node) => readResourceOnNode(node, key, serverTime).catch(() => undefined)),
   );
   const states = reads.map((read) =>
     read === undefined
