@@ -25,6 +25,12 @@ export interface NodeRedisClusterClient {
   ): Promise<unknown>;
   readonly isOpen: boolean;
   readonly masters: ReadonlyArray<unknown>;
+  /** node-redis 4 and 5: the replicas it knows (the restart watch asks them too). */
+  readonly replicas?: ReadonlyArray<unknown>;
+  /** node-redis 4 and 5: a connection to one server of the cluster. */
+  nodeClient?(
+    node: unknown,
+  ): Promise<{ sendCommand(args: ReadonlyArray<string>): Promise<unknown> }>;
   on(event: string, listener: () => void): unknown;
   quit(): Promise<unknown>;
   readonly options?: {
@@ -191,6 +197,58 @@ class NodeRedisClusterAdapter extends NodeRedisCommands {
     return this.client.quit();
   }
 
+  /**
+   * INFO server of every primary node-redis knows, then `run_id:cluster-node-<id>` for every primary
+   * the cluster itself names (CLUSTER NODES): node-redis learns of a promoted replica only when a
+   * command meets a MOVED, and lists no replicas unless it reads from them, so a promotion is seen
+   * by its cluster node id first. A server that does not answer within `timeoutMs` is skipped (null).
+   */
+  async primaryInfos(timeoutMs: number): Promise<Array<string | null>> {
+    const { client } = this;
+    if (!client.nodeClient) return [];
+    const answers = await Promise.all(
+      client.masters.map(async (node) => {
+        let timer: NodeJS.Timeout | undefined;
+        const ask = async () => {
+          const server = await client.nodeClient!(node);
+          const [info, nodes] = await Promise.all([
+            server.sendCommand(["INFO", "server"]),
+            server.sendCommand(["CLUSTER", "NODES"]),
+          ]);
+          return { info: String(info), nodes: String(nodes) };
+        };
+        const timeout = new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), timeoutMs);
+        });
+        try {
+          return await Promise.race([ask().catch(() => null), timeout]);
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+    const primaryIds = new Set<string>();
+    for (const answer of answers)
+      for (const line of answer?.nodes.split("\n") ?? []) {
+        const [id, , flags = ""] = line.split(" ");
+        if (id && flags.includes("master") && !flags.includes("fail")) primaryIds.add(id);
+      }
+    return [
+      ...answers.map((answer) => answer?.info ?? null),
+      ...[...primaryIds].map((id) => `run_id:cluster-node-${id}`),
+    ];
+  }
+
+  /**
+   * A server's connection became ready (a new primary after a failover), or was lost: node-redis
+   * then reconnects it ("node-reconnecting", again at every attempt) unless it was closed for good.
+   */
+  onServer(event: "ready" | "lost", listener: () => void): void {
+    if (event === "ready") this.client.on("node-ready", listener);
+    else
+      for (const name of ["node-reconnecting", "node-disconnect"]) this.client.on(name, listener);
+  }
+
   protected async send(firstKey: string | undefined, args: string[]): Promise<unknown> {
     for (let retries = 0; ; retries += 1) {
       try {
@@ -210,6 +268,10 @@ class NodeRedisClusterAdapter extends NodeRedisCommands {
  */
 export const usesOwnEval = (client: IoredisClient): boolean =>
   client.isCluster || client instanceof NodeRedisAdapter;
+
+/** A node-redis cluster lock node, as the restart watch asks its servers. */
+export const asNodeRedisCluster = (client: IoredisClient): NodeRedisClusterAdapter | undefined =>
+  client instanceof NodeRedisClusterAdapter ? client : undefined;
 
 /** The client in the shape the library drives: ioredis as it is, node-redis through the adapter. */
 export function adaptClient(client: Client): IoredisClient {

@@ -2,12 +2,73 @@ import { once } from "node:events";
 import { performance } from "node:perf_hooks";
 import { NodeQuarantinedError } from "./errors";
 import type { Cluster, Redis } from "ioredis";
-import type { IoredisClient as Client } from "./client-adapter";
+import { asNodeRedisCluster, type IoredisClient as Client } from "./client-adapter";
 
 /** An ioredis Cluster: its primaries' own connections are reachable, so each can be asked. */
 const isIoredisCluster = (client: Client): client is Cluster =>
   (client as { isCluster?: boolean }).isCluster === true &&
   typeof (client as { nodes?: unknown }).nodes === "function";
+
+/** The servers of a cluster lock node, as the restart watch asks them. */
+interface ShardView {
+  /**
+   * INFO server of every server that is a primary now (null: it did not answer); a primary known
+   * by another identity only may be `run_id:<identity>` without uptime.
+   */
+  primaryInfos(): Promise<Array<string | null>>;
+  /** `listener` runs whenever the client learned its topology anew. */
+  onTopology(listener: () => void): void;
+  /** `listener` runs whenever the connection to one server is lost. */
+  onServerLost(listener: () => void): void;
+  /** Looks at the topology again; the topology listener runs once it is known. */
+  lookAgain(): void;
+  readonly ended: boolean;
+}
+
+/** How long one server of a node-redis cluster may take to say its role and run_id. */
+const SERVER_ANSWER_MS = 1_000;
+
+/** ioredis Cluster and node-redis createCluster lock nodes are watched per shard; others are not. */
+function shardViewOf(client: Client): ShardView | undefined {
+  if (isIoredisCluster(client))
+    return {
+      primaryInfos: async () => {
+        // Its primaries are known once the client is ready (the vote waiting here is bounded by its node timeout).
+        if (client.status !== "ready")
+          await once(client, "ready", { signal: AbortSignal.timeout(CLUSTER_READY_WAIT_MS) });
+        const primaries: Redis[] = client.nodes("master");
+        return Promise.all(
+          primaries.map((primary) => (primary.info("server") as Promise<string>).catch(() => null)),
+        );
+      },
+      // At every slot-map refresh (on MOVED, a lost connection, and every `slotsRefreshInterval`).
+      onTopology: (listener) => client.on("refresh", listener),
+      onServerLost: (listener) => client.on("-node", listener),
+      // refreshSlotsCache emits "refresh" when it learns the slots.
+      lookAgain: () => client.refreshSlotsCache(),
+      get ended() {
+        return client.status === "end";
+      },
+    };
+  const nodeRedis = asNodeRedisCluster(client);
+  if (!nodeRedis) return undefined;
+  const listeners: Array<() => void> = [];
+  return {
+    // The cluster names its primaries: no slot refresh is needed to see a promotion.
+    primaryInfos: () => nodeRedis.primaryInfos(SERVER_ANSWER_MS),
+    onTopology: (listener) => {
+      listeners.push(listener);
+      nodeRedis.onServer("ready", listener);
+    },
+    onServerLost: (listener) => nodeRedis.onServer("lost", listener),
+    lookAgain: () => {
+      for (const listener of listeners) listener();
+    },
+    get ended() {
+      return nodeRedis.status === "end";
+    },
+  };
+}
 
 /**
  * The latest moment (monotonic clock) a process reporting `uptimeS` can have started.
@@ -34,11 +95,12 @@ const parseInfoField = (info: string, field: string) =>
  * kept on the monotonic clock, so a wall-clock jump cannot shorten the quarantine. Lock operations
  * pay nothing for it: INFO runs only when a connection becomes ready.
  *
- * An ioredis Cluster lock node is watched per shard: at every slot-map refresh (on MOVED, a lost
- * connection, and every `slotsRefreshInterval`) each primary is asked for its run_id, and a primary
- * not seen as one before (a restarted process, or a replica promoted by a failover, which may lack
- * the latest writes) quarantines the whole lock node from that moment. node-redis clusters are not
- * watched per shard.
+ * A cluster lock node (ioredis Cluster, node-redis createCluster) is watched per shard: whenever the
+ * client learns its topology (ioredis: every slot-map refresh; node-redis: a server's connection
+ * becoming ready) and every 500 ms for 30 s after a server's connection is lost, each primary is
+ * asked for its run_id, and a primary not seen as one before (a restarted process, or a replica
+ * promoted by a failover, which may lack the latest writes) quarantines the whole lock node from
+ * that moment.
  */
 export class RestartWatch {
   private startedAtMono: number | undefined;
@@ -49,23 +111,26 @@ export class RestartWatch {
   connectionGeneration = 0;
   /** Cluster lock nodes: the run_ids of the primaries seen so far. */
   private readonly primaryRunIds = new Set<string>();
+  private readonly shards: ShardView | undefined;
 
   constructor(
     private readonly client: Client,
     private readonly quarantineMs: number | false,
   ) {
+    this.shards = quarantineMs === false ? undefined : shardViewOf(client);
     if (quarantineMs === false || typeof client.on !== "function") return;
     client.on("close", () => {
       this.connectionGeneration += 1;
       this.forget();
     });
     client.on("ready", () => this.check());
-    if (isIoredisCluster(client)) {
-      client.on("refresh", () => void this.checkShards(client).catch(() => undefined));
+    const shards = this.shards;
+    if (shards) {
+      shards.onTopology(() => void this.checkShards(shards).catch(() => undefined));
       // A shard lost: its replica may be promoted within the cluster's node timeout, which the
-      // client only learns at its next slot refresh. Look again a while, so the promotion is seen
-      // whether or not a command meets the dead primary first.
-      client.on("-node", () => this.followTopology(client));
+      // client only learns later. Look again a while, so the promotion is seen whether or not a
+      // command meets the dead primary first.
+      shards.onServerLost(() => this.followTopology(shards));
     }
     if ((client as { status?: string }).status === "ready") this.check();
     else this.forget();
@@ -106,15 +171,8 @@ export class RestartWatch {
    * The primaries' run_ids and uptimes; a primary not seen before restarts the quarantine: from its
    * own start on the first look, from now after (a promoted replica ran long, but as a replica).
    */
-  private async checkShards(cluster: Cluster): Promise<void> {
-    // Its primaries are known once the cluster client is ready (the vote waiting here is bounded by
-    // its node timeout).
-    if (cluster.status !== "ready")
-      await once(cluster, "ready", { signal: AbortSignal.timeout(CLUSTER_READY_WAIT_MS) });
-    const primaries: Redis[] = cluster.nodes("master");
-    const infos = await Promise.all(
-      primaries.map((primary) => (primary.info("server") as Promise<string>).catch(() => null)),
-    );
+  private async checkShards(shards: ShardView): Promise<void> {
+    const infos = await shards.primaryInfos();
     const first = this.primaryRunIds.size === 0;
     let newestStartMono: number | undefined;
     for (const info of infos) {
@@ -122,8 +180,9 @@ export class RestartWatch {
       if (info === null || runId === undefined || this.primaryRunIds.has(runId)) continue;
       this.primaryRunIds.add(runId);
       const uptimeS = Number(parseInfoField(info, "uptime_in_seconds"));
-      const startMono =
-        first && Number.isFinite(uptimeS) ? latestStartMono(uptimeS) : performance.now();
+      // A primary known by id only (no uptime) on the first look is simply remembered.
+      if (first && !Number.isFinite(uptimeS)) continue;
+      const startMono = first ? latestStartMono(uptimeS) : performance.now();
       newestStartMono = Math.max(newestStartMono ?? startMono, startMono);
     }
     if (newestStartMono !== undefined)
@@ -132,17 +191,16 @@ export class RestartWatch {
 
   private followUntilMono = 0;
 
-  private followTopology(cluster: Cluster): void {
+  private followTopology(shards: ShardView): void {
     const following = this.followUntilMono > performance.now();
     this.followUntilMono = performance.now() + TOPOLOGY_FOLLOW_MS;
     if (following) return;
     const timer = setInterval(() => {
-      if (performance.now() > this.followUntilMono || cluster.status === "end") {
+      if (performance.now() > this.followUntilMono || shards.ended) {
         clearInterval(timer);
         return;
       }
-      // refreshSlotsCache emits "refresh" when it learns the slots, which runs checkShards.
-      cluster.refreshSlotsCache();
+      shards.lookAgain();
     }, TOPOLOGY_POLL_MS);
     timer.unref();
   }
@@ -150,9 +208,9 @@ export class RestartWatch {
   private check(): Promise<void> {
     this.forget();
     let check: Promise<void>;
-    if (isIoredisCluster(this.client)) {
+    if (this.shards) {
       this.primaryRunIds.clear();
-      check = this.checkShards(this.client);
+      check = this.checkShards(this.shards);
     } else {
       check = (this.client.info("server") as Promise<string>).then((info) => {
         const uptimeS = Number(parseInfoField(info, "uptime_in_seconds"));
