@@ -8,11 +8,11 @@
  * .data/test-cluster/ and is thrown away.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Redis } from "ioredis";
-import { freePort, waitForPong } from "./redis-masters";
+import { freePort, spawnRedisServer, waitForPong } from "./redis-masters";
 
 export async function waitForClusterOk(client: Redis, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -28,27 +28,14 @@ export async function waitForClusterOk(client: Redis, timeoutMs = 10_000): Promi
 export function spawnClusterNode(port: number, extraArgs: readonly string[] = []): ChildProcess {
   const dir = path.resolve(`.data/test-cluster/${process.pid}-${port}`);
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  return spawn(
-    "redis-server",
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--dir",
-      dir,
-      "--save",
-      "",
-      "--cluster-enabled",
-      "yes",
-      // Alone, a node never learns its own address, and CLUSTER SLOTS would give clients none.
-      "--cluster-announce-ip",
-      "127.0.0.1",
-      ...extraArgs,
-    ],
-    { stdio: "ignore" },
-  );
+  return spawnRedisServer(port, dir, [
+    "--cluster-enabled",
+    "yes",
+    // Alone, a node never learns its own address, and CLUSTER SLOTS would give clients none.
+    "--cluster-announce-ip",
+    "127.0.0.1",
+    ...extraArgs,
+  ]);
 }
 
 export interface Cluster {

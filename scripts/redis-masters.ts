@@ -104,7 +104,15 @@ export async function waitForPong(port: number, timeoutMs: number): Promise<void
   );
 }
 
-function spawnMaster(port: number, dir: string, persistence: boolean): ChildProcess {
+/**
+ * A redis-server on loopback `port` with its data in `dir`: no RDB snapshots, and the keyspace
+ * notifications the console's live index follows; `extraArgs` after those.
+ */
+export function spawnRedisServer(
+  port: number,
+  dir: string,
+  extraArgs: readonly string[] = [],
+): ChildProcess {
   mkdirSync(dir, { recursive: true });
   const args = [
     "--port",
@@ -115,6 +123,17 @@ function spawnMaster(port: number, dir: string, persistence: boolean): ChildProc
     dir,
     "--save",
     "",
+    "--notify-keyspace-events",
+    NEEDED_EVENT_FLAGS,
+    ...extraArgs,
+  ];
+  const child = spawn("redis-server", args, { stdio: "ignore" });
+  child.on("error", () => undefined);
+  return child;
+}
+
+function spawnMaster(port: number, dir: string, persistence: boolean): ChildProcess {
+  return spawnRedisServer(port, dir, [
     "--daemonize",
     "no",
     "--logfile",
@@ -123,13 +142,7 @@ function spawnMaster(port: number, dir: string, persistence: boolean): ChildProc
     persistence ? "yes" : "no",
     "--appendfsync",
     "everysec",
-    // The console's live index follows the masters through these keyspace notifications.
-    "--notify-keyspace-events",
-    NEEDED_EVENT_FLAGS,
-  ];
-  const child = spawn("redis-server", args, { stdio: "ignore" });
-  child.on("error", () => undefined);
-  return child;
+  ]);
 }
 
 async function stopProcess(child: ChildProcess, graceMs = 2_000): Promise<void> {

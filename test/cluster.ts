@@ -4,7 +4,7 @@
  * real multi-shard clusters started before a file's tests.
  */
 import type { ChildProcess } from "node:child_process";
-import { Redis } from "ioredis";
+import { Redis, type Cluster as IoCluster } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { freePort, waitForPong } from "@/scripts/redis-masters";
 import {
@@ -62,4 +62,31 @@ export function useClusters(
     if (clusters.length === 0) throw new Error("clusters not started");
     return clusters;
   };
+}
+
+/** The primary (port and cluster node id) serving `slot`, as CLUSTER SLOTS says through `client`. */
+export async function ownerOfSlot(
+  client: Redis | IoCluster,
+  slot: number,
+): Promise<{ port: number; id: string }> {
+  const shards = (await client.cluster("SLOTS")) as unknown as Array<
+    [number, number, [string, number, string]]
+  >;
+  const shard = shards.find(([from, to]) => slot >= from && slot <= to)!;
+  return { port: shard[2][1], id: shard[2][2] };
+}
+
+/** The primary serving `slot` and another primary to move it to. */
+export async function slotMove(
+  client: Redis | IoCluster,
+  slot: number,
+): Promise<{ from: { port: number; id: string }; to: { port: number; id: string } }> {
+  const from = await ownerOfSlot(client, slot);
+  const shards = (await client.cluster("SLOTS")) as unknown as Array<
+    [number, number, [string, number, string]]
+  >;
+  const to = shards
+    .map(([, , [, port, id]]) => ({ port, id }))
+    .find((shard) => shard.port !== from.port)!;
+  return { from, to };
 }

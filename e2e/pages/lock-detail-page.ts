@@ -35,4 +35,15 @@ export class LockDetailPage {
     await this.dialog.getByLabel(/Reason/).fill(reason);
     await this.dialog.getByRole("button", { name: "Force-release" }).click();
   }
+
+  /** Opens the dialog, checks that every one of `nodeCount` nodes will be deleted, confirms, waits for the result. */
+  async forceReleaseEverywhere(reason: string, nodeCount: number): Promise<void> {
+    await this.openForceRelease();
+    const plan = this.dialog.getByRole("table", { name: "What will be deleted" });
+    await expect(plan.getByText("will be deleted")).toHaveCount(nodeCount);
+    await this.confirmForceRelease(reason);
+    await expect(this.dialog.getByRole("status")).toContainText(
+      `deleted on ${nodeCount} of ${nodeCount} nodes`,
+    );
+  }
 }

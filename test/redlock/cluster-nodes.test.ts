@@ -10,7 +10,7 @@ import { Cluster as IoCluster, Redis } from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import Redlock, { clusterSlot, CrossSlotError, type Client } from "@redlock-console/redlock";
-import { useClusters, type Cluster } from "../cluster";
+import { ownerOfSlot, slotMove, useClusters, type Cluster } from "../cluster";
 import { clientKind, lockClients as lockClientsFor } from "../lock-clients";
 import { connect, disconnect, usePrivateMasters } from "../masters";
 
@@ -49,15 +49,6 @@ async function expectEverywhere(key: string, value: string | null) {
     timeout: 2_000,
     interval: 10,
   });
-}
-
-/** The primary (host:port) that owns `slot` in the cluster `reader` talks to. */
-async function ownerOfSlot(reader: IoCluster, slot: number): Promise<{ port: number; id: string }> {
-  const shards = (await reader.cluster("SLOTS")) as unknown as Array<
-    [number, number, [string, number, string]]
-  >;
-  const shard = shards.find(([from, to]) => slot >= from && slot <= to)!;
-  return { port: shard[2][1], id: shard[2][2] };
 }
 
 beforeAll(async () => {
@@ -154,13 +145,7 @@ describe("topology changes under load", () => {
     const name = `${clientKind()}:migrating`;
     const slot = clusterSlot(name);
     const reader = readers[1]!;
-    const from = await ownerOfSlot(reader, slot);
-    const shards = (await reader.cluster("SLOTS")) as unknown as Array<
-      [number, number, [string, number, string]]
-    >;
-    const to = shards
-      .map(([, , [, port, id]]) => ({ port, id }))
-      .find((shard) => shard.port !== from.port)!;
+    const { from, to } = await slotMove(reader, slot);
     const source = new Redis({ port: from.port, host: "127.0.0.1" });
     const target = new Redis({ port: to.port, host: "127.0.0.1" });
     let holders = 0;

@@ -14,8 +14,7 @@ import * as locks from "@/app/api/locks/route";
 import * as nodesRoute from "@/app/api/nodes/route";
 import type { ForceReleaseResponse, LockResponse, LocksResponse, NodesResponse } from "@/lib/api";
 import Redlock, { clusterSlot, type Lock } from "@redlock-console/redlock";
-import { NEEDED_EVENT_FLAGS } from "@/lib/server/index/event-flags";
-import { startCluster, type Cluster } from "../cluster";
+import { ownerOfSlot, slotMove, startCluster, type Cluster } from "../cluster";
 import { usePrivateMasters } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
@@ -37,6 +36,17 @@ const clusterUrl = (cluster: Cluster) =>
 /** Resolves once every node answered the lock's acquire (acquire() answers at the majority). */
 const settle = (lock: Lock) => Promise.all(lock.attempts);
 
+/** The index shows `lock` held on all five nodes, then, once released, nowhere. */
+async function expectHeldThenReleased(resource: string, lock: Lock): Promise<void> {
+  await tc.sync();
+  expect(await holdersOf(resource)).toEqual(Array(5).fill(lock.value));
+  await (
+    await lock.release()
+  ).settled;
+  await tc.sync();
+  expect(await holdersOf(resource)).toEqual([]);
+}
+
 async function nodesReport(): Promise<NodesResponse> {
   const response = await call<NodesResponse>(nodesRoute.GET, "/api/nodes");
   expect(response.status).toBe(200);
@@ -55,24 +65,10 @@ async function holdersOf(resource: string): Promise<Array<string | null>> {
   return row ? row.nodes.map((node) => (node.reachable ? node.value : "unreachable")) : [];
 }
 
-/** The primary port serving `slot` in a cluster, as CLUSTER SLOTS says. */
-async function ownerOfSlot(client: Redis, slot: number): Promise<{ port: number; id: string }> {
-  const shards = (await client.cluster("SLOTS")) as unknown as Array<
-    [number, number, [string, number, string]]
-  >;
-  const shard = shards.find(([from, to]) => slot >= from && slot <= to)!;
-  return { port: shard[2][1], id: shard[2][2] };
-}
-
 beforeAll(async () => {
   clusters = await Promise.all([startCluster(3, 0), startCluster(3, 1)]);
-  // The operator's part: keyspace notifications on every server (replicas too: they may be promoted).
-  for (const cluster of clusters)
-    for (const port of cluster.ports) {
-      const client = new Redis({ port, host: "127.0.0.1" });
-      await client.config("SET", "notify-keyspace-events", NEEDED_EVENT_FLAGS);
-      client.disconnect();
-    }
+  // Every server publishes the keyspace notifications the index needs (scripts/redis-masters.ts),
+  // replicas too: they may be promoted.
   const urls = singles.masters().urls;
   const nodeUrls = [
     urls[0]!,
@@ -233,14 +229,8 @@ describe("topology changes are followed without a restart", () => {
         },
         { timeout: 20_000, interval: 200 },
       );
-      await tc.sync();
-      expect(await holdersOf(resource)).toEqual(Array(5).fill(lock.value));
       // The new primary is watched live: a release shows.
-      await (
-        await lock.release()
-      ).settled;
-      await tc.sync();
-      expect(await holdersOf(resource)).toEqual([]);
+      await expectHeldThenReleased(resource, lock);
     } finally {
       seed.disconnect();
       replica.disconnect();
@@ -254,13 +244,7 @@ describe("topology changes are followed without a restart", () => {
     const cluster = clusters[0]!;
     const slot = clusterSlot(resource);
     const seed = new Redis({ port: cluster.primaryPorts[0], host: "127.0.0.1" });
-    const from = await ownerOfSlot(seed, slot);
-    const shards = (await seed.cluster("SLOTS")) as unknown as Array<
-      [number, number, [string, number, string]]
-    >;
-    const to = shards
-      .map(([, , [, port, id]]) => ({ port, id }))
-      .find((shard) => shard.port !== from.port)!;
+    const { from, to } = await slotMove(seed, slot);
     const source = new Redis({ port: from.port, host: "127.0.0.1" });
     const target = new Redis({ port: to.port, host: "127.0.0.1" });
     try {
@@ -284,13 +268,7 @@ describe("topology changes are followed without a restart", () => {
         },
         { timeout: 15_000, interval: 200 },
       );
-      await tc.sync();
-      expect(await holdersOf(resource)).toEqual(Array(5).fill(lock.value));
-      await (
-        await lock.release()
-      ).settled;
-      await tc.sync();
-      expect(await holdersOf(resource)).toEqual([]);
+      await expectHeldThenReleased(resource, lock);
     } finally {
       seed.disconnect();
       source.disconnect();
