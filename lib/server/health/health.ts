@@ -141,7 +141,10 @@ async function readClusterNode(
     watch.primaries.map((primary) => readPrimary(primary, deadlineMs)),
   );
   const answered = reads.flatMap(({ raw }) => (raw ? [raw] : []));
-  const shards = reads.map(({ shard }) => shard);
+  // In slot order, as an operator reads a cluster.
+  const shards = reads
+    .map(({ shard }) => shard)
+    .sort((a, b) => (a.slotRanges[0]?.[0] ?? 16_384) - (b.slotRanges[0]?.[0] ?? 16_384));
   const slotsCovered = shards.reduce((count, shard) => count + shard.slotCount, 0);
   const upPrimary = watch.primaries.find((_, index) => reads[index]!.raw !== null);
   const state = upPrimary
