@@ -12,17 +12,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Redis } from "ioredis";
-import { freePort, spawnRedisServer, waitForPong } from "./redis-masters";
-
-export async function waitForClusterOk(client: Redis, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const info = await client.cluster("INFO").catch(() => "");
-    if (String(info).includes("cluster_state:ok")) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("The test cluster did not reach cluster_state:ok.");
-}
+import { spawnRedisServer, uniqueFreePorts, waitForPong } from "./redis-masters";
 
 /** A `--cluster-enabled` redis-server on loopback `port`, with its own empty data directory. */
 export function spawnClusterNode(port: number, extraArgs: readonly string[] = []): ChildProcess {
@@ -53,11 +43,8 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-/** Ports handed to clusters by this process: freePort() may hand the same one out twice. */
-const takenPorts = new Set<number>();
-
-/** Every node reports cluster_state:ok and the same number of known nodes. */
-async function waitForClusterAgreement(ports: readonly number[], timeoutMs = 20_000) {
+/** Every node reports cluster_state:ok and knows every other one. */
+export async function waitForClusterOk(ports: readonly number[], timeoutMs = 20_000) {
   const clients = ports.map((port) => new Redis({ port, host: "127.0.0.1", lazyConnect: false }));
   try {
     const deadline = Date.now() + timeoutMs;
@@ -78,6 +65,15 @@ async function waitForClusterAgreement(ports: readonly number[], timeoutMs = 20_
   }
 }
 
+/** SIGKILL (after SIGCONT, in case it is paused), resolved once it exited; nothing if it already has. */
+async function killNow(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGCONT");
+  child.kill("SIGKILL");
+  await exited;
+}
+
 /**
  * A real Redis Cluster of `primaries` shards (each with `replicas` replicas), made by
  * `redis-cli --cluster create` from `--cluster-enabled` redis-servers on free loopback ports.
@@ -86,14 +82,9 @@ export async function startCluster(primaries = 3, replicas = 0): Promise<Cluster
   const count = primaries * (1 + replicas);
   // Two free ports per node: its own and its cluster bus (by default port + 10000, which may be
   // taken, or past 65535 for an ephemeral port): `--cluster-port` names the bus explicitly.
-  const ports: number[] = [];
-  const busPorts: number[] = [];
-  while (busPorts.length < count) {
-    const port = await freePort();
-    if (takenPorts.has(port)) continue;
-    takenPorts.add(port);
-    (ports.length === busPorts.length ? ports : busPorts).push(port);
-  }
+  const allPorts = await uniqueFreePorts(2 * count);
+  const ports = allPorts.slice(0, count);
+  const busPorts = allPorts.slice(count);
   const children = new Map<number, ChildProcess>();
   for (const [index, port] of ports.entries()) {
     const child = spawnClusterNode(port, [
@@ -124,7 +115,7 @@ export async function startCluster(primaries = 3, replicas = 0): Promise<Cluster
   created.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => created.once("exit", resolve));
   if (code !== 0) throw new Error(`redis-cli --cluster create failed (${code}):\n${output}`);
-  await waitForClusterAgreement(ports);
+  await waitForClusterOk(ports);
   // redis-cli assigns the first `primaries` addresses as primaries.
   const primaryPorts = ports.slice(0, primaries);
   const signal = (port: number, name: NodeJS.Signals) => children.get(port)?.kill(name);
@@ -137,20 +128,10 @@ export async function startCluster(primaries = 3, replicas = 0): Promise<Cluster
     resume: (port) => signal(port, "SIGCONT"),
     async kill(port) {
       const child = children.get(port);
-      if (!child || child.exitCode !== null || child.signalCode !== null) return;
-      child.kill("SIGKILL");
-      await new Promise((resolve) => child.once("exit", resolve));
+      if (child) await killNow(child);
     },
     async stop() {
-      await Promise.all(
-        [...children.keys()].map(async (port) => {
-          signal(port, "SIGCONT");
-          const child = children.get(port)!;
-          if (child.exitCode !== null || child.signalCode !== null) return;
-          child.kill("SIGKILL");
-          await new Promise((resolve) => child.once("exit", resolve));
-        }),
-      );
+      await Promise.all([...children.values()].map(killNow));
     },
   };
 }

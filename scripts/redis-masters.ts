@@ -220,8 +220,17 @@ export async function startMasters(options: MastersOptions = {}): Promise<Master
   };
 }
 
-async function uniqueFreePorts(count: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freePort());
-  return [...ports];
+/** Ports handed out by uniqueFreePorts in this process: freePort() may hand the same one out twice. */
+const handedOut = new Set<number>();
+
+/** `count` free loopback ports, none handed out before in this process (masters and clusters alike). */
+export async function uniqueFreePorts(count: number): Promise<number[]> {
+  const ports: number[] = [];
+  while (ports.length < count) {
+    const port = await freePort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    ports.push(port);
+  }
+  return ports;
 }

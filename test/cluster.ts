@@ -6,7 +6,7 @@
 import type { ChildProcess } from "node:child_process";
 import { Redis, type Cluster as IoCluster } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
-import { freePort, waitForPong } from "@/scripts/redis-masters";
+import { uniqueFreePorts, waitForPong } from "@/scripts/redis-masters";
 import {
   spawnClusterNode,
   startCluster,
@@ -27,12 +27,12 @@ export function useSingleNodeCluster(): () => ClusterNode {
   let child: ChildProcess | undefined;
   let node: ClusterNode | undefined;
   beforeAll(async () => {
-    const port = await freePort();
+    const [port] = (await uniqueFreePorts(1)) as [number];
     child = spawnClusterNode(port);
     await waitForPong(port, 10_000);
     const client = new Redis({ port, host: "127.0.0.1" });
     await client.cluster("ADDSLOTSRANGE", 0, 16_383);
-    await waitForClusterOk(client);
+    await waitForClusterOk([port], 10_000);
     node = { port, client };
   });
   afterAll(async () => {

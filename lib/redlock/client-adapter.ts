@@ -25,8 +25,6 @@ export interface NodeRedisClusterClient {
   ): Promise<unknown>;
   readonly isOpen: boolean;
   readonly masters: ReadonlyArray<unknown>;
-  /** node-redis 4 and 5: the replicas it knows (the restart watch asks them too). */
-  readonly replicas?: ReadonlyArray<unknown>;
   /** node-redis 4 and 5: a connection to one server of the cluster. */
   nodeClient?(
     node: unknown,

@@ -35,22 +35,32 @@ const redisUrl = z.string().refine((text) => {
   }
 }, "each entry must be a redis:// or rediss:// URL with a host");
 
+/** The values `cluster=` takes in a REDLOCK_NODES entry's query, and what each says. */
+const CLUSTER_FLAG: ReadonlyMap<string, boolean> = new Map([
+  ["true", true],
+  ["1", true],
+  ["yes", true],
+  ["false", false],
+  ["0", false],
+  ["no", false],
+]);
+
+/** `cluster=` of an entry: absent (null), a flag, or undefined for a value that is none. */
+const clusterFlagOf = (url: URL): boolean | null | undefined => {
+  const flag = url.searchParams.get("cluster");
+  return flag === null ? null : CLUSTER_FLAG.get(flag.toLowerCase());
+};
+
 /** True when a REDLOCK_NODES entry names a Redis Cluster: `cluster=true` (or 1, yes) in its query. */
-export function isClusterUrl(url: string): boolean {
-  const flag = new URL(url).searchParams.get("cluster");
-  return flag !== null && ["true", "1", "yes"].includes(flag.toLowerCase());
-}
+export const isClusterUrl = (url: string): boolean => clusterFlagOf(new URL(url)) === true;
 
 /** `?cluster=true` marks a Redis Cluster (node-registry.ts); a cluster has no database but 0. */
 const nodeUrl = redisUrl.refine((text) => {
   if (!URL.canParse(text)) return true; // redisUrl has said so already
   const url = new URL(text);
-  const cluster = url.searchParams.get("cluster");
-  if (cluster === null) return true;
-  return (
-    ["true", "1", "yes", "false", "0", "no"].includes(cluster.toLowerCase()) &&
-    (url.pathname === "" || url.pathname === "/" || url.pathname === "/0")
-  );
+  const flag = clusterFlagOf(url);
+  if (flag === null) return true;
+  return flag !== undefined && ["", "/", "/0"].includes(url.pathname);
 }, "cluster= must be true or false, and a cluster URL selects no database (a cluster has db 0 only)");
 
 /**

@@ -195,7 +195,6 @@ describe("topology changes under load", () => {
     expect(maxHolders).toBe(1);
     expect(grants).toBeGreaterThan(5);
     expect(heldByQuorum.every(Boolean)).toBe(true);
-    expect(heldByQuorum.length).toBe(grants);
     // A script whose keys the move split (TRYAGAIN) is retried until the slot settles.
     expect(tryAgainVotes).toBe(0);
     expect((await ownerOfSlot(reader, slot)).port).toBe(to.port);

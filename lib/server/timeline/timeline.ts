@@ -16,7 +16,7 @@ import {
   type Transition,
   type TransitionKind,
 } from "@/lib/api/timeline";
-import type { Reads } from "../index/live-index";
+import type { IndexObserver, Reads } from "../index/live-index";
 import type { IndexedState, RemovalCause } from "../index/node-watch";
 import { ownerOfValue } from "../snapshot/ownership";
 import { describeLatin1Key } from "../snapshot/snapshot";
@@ -75,7 +75,7 @@ interface Episode {
 
 type Listener = (transition: Transition) => void;
 
-export class Timeline {
+export class Timeline implements IndexObserver {
   readonly #index: IndexView;
   readonly #options: TimelineOptions;
   readonly #history: History;
