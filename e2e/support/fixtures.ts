@@ -2,7 +2,7 @@
  * The test fixture every spec uses: the stack (masters + console), direct Redis access, the API
  * as a script, a fresh resource name per test, and a check that the page logged no console error.
  */
-import { test as base, expect, type Page } from "@playwright/test";
+import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
 import { readStack, type Stack } from "../stack-file";
 import { ConsoleApi } from "./api";
 import { Masters } from "./redis";
@@ -13,6 +13,7 @@ interface ConsoleErrors {
 }
 
 interface Fixtures {
+  request: APIRequestContext;
   stack: Stack;
   masters: Masters;
   api: ConsoleApi;
@@ -30,6 +31,21 @@ function watchConsole(page: Page, errors: string[]): void {
 }
 
 export const test = base.extend<Fixtures>({
+  // Playwright's request context keeps idle sockets with no timeout of its own (Node's agent ignores
+  // the server's Keep-Alive hint when the agent has none), while `next start` closes an idle socket
+  // after 6 s (Node's 5 s keepAliveTimeout plus its 1 s buffer). A request written while the socket
+  // closes is reset: CI saw ECONNRESET when a test's second API call came about 6 s after its first,
+  // and a two-process reproduction at that boundary resets 46 of 60 requests, none with
+  // `connection: close`. One connection per request removes the race; browsers retry a request
+  // reset on a reused socket themselves.
+  request: async ({ playwright, baseURL }, use) => {
+    const request = await playwright.request.newContext({
+      baseURL,
+      extraHTTPHeaders: { connection: "close" },
+    });
+    await use(request);
+    await request.dispose();
+  },
   // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies destructured
   stack: async ({}, use) => use(readStack()),
   masters: async ({ stack }, use) => {
