@@ -29,7 +29,10 @@ import { closedLoop } from "./workload";
 await loadOurs();
 const Ours = ourRedlockClass();
 
-/** Answers every script call at once: 1 (a vote for), or {1, 0} for an acquire (count, fence). */
+/**
+ * Answers every call at once: 1 (a vote for), {1, 0} for an acquire script (count, fence), OK for
+ * a plain SET.
+ */
 class InstantClient extends EventEmitter {
   readonly isCluster = true; // the client's own evalsha, no socket
   readonly status = "ready";
@@ -40,6 +43,10 @@ class InstantClient extends EventEmitter {
   }
   eval(body: string, keyCount: number, ...keysAndArgs: unknown[]): Promise<unknown> {
     return this.evalsha(body, keyCount, ...keysAndArgs);
+  }
+  /** A one-resource acquire's plain SET NX PX. */
+  call(): Promise<unknown> {
+    return Promise.resolve("OK");
   }
   info(): Promise<string> {
     return Promise.resolve("uptime_in_seconds:100000\r\nrun_id:instant\r\n");
@@ -112,7 +119,19 @@ function atQuorum(clients: Redis[], script: Script, keys: string[], args: (strin
   });
 }
 
-type ScriptSet = "ours, owner on" | "ours, owner off" | "node-redlock's";
+/** A plain SET NX PX (no script) to every client, resolved at the third reply. */
+function setAtQuorum(clients: Redis[], key: string, value: string, ttlMs: number) {
+  return new Promise<void>((resolve) => {
+    let replies = 0;
+    for (const client of clients)
+      void client.set(key, value, "PX", ttlMs, "NX").then(() => {
+        replies += 1;
+        if (replies === 3) resolve();
+      });
+  });
+}
+
+type ScriptSet = "ours, owner on" | "ours, owner on, SET NX" | "ours, owner off" | "node-redlock's";
 type Row =
   | `bare, ${ScriptSet} scripts`
   | "library: ours"
@@ -129,7 +148,8 @@ function bareClient(clients: Redis[], scripts: ScriptSet): LockAdapter {
       }
       const owner = scripts === "ours, owner on" ? OWNER_JSON : undefined;
       const value = encodeValue(token, owner, Date.now(), ttlMs);
-      await atQuorum(clients, ACQUIRE_ONE, [resource], [value, ttlMs]);
+      if (scripts === "ours, owner on, SET NX") await setAtQuorum(clients, resource, value, ttlMs);
+      else await atQuorum(clients, ACQUIRE_ONE, [resource], [value, ttlMs]);
       // As the library at its defaults releases: waking the next waiter (none here) from the waiters set.
       return {
         handle: {
@@ -155,6 +175,7 @@ const masters = await startMasters({ count: 5, dataDir: `.data/bench-cost/${proc
 try {
   const rows: Row[] = [
     "bare, ours, owner on scripts",
+    "bare, ours, owner on, SET NX scripts",
     "bare, ours, owner off scripts",
     "bare, node-redlock's scripts",
     "library: ours",

@@ -108,6 +108,11 @@ abstract class NodeRedisCommands {
     return this.send(undefined, ["INFO", section]).catch(rethrowAsReplyError);
   }
 
+  /** A plain command whose first argument is its key (script.ts PlainCommand), as ioredis's `call`. */
+  call(command: string, key: string, ...args: (string | number)[]): Promise<unknown> {
+    return this.send(key, [command, key, ...args.map(String)]).catch(rethrowAsReplyError);
+  }
+
   private script(
     command: "EVALSHA" | "EVAL",
     shaOrBody: string,

@@ -58,8 +58,9 @@ describe("owner metadata", () => {
     });
     await lock.attempts[0];
     const after = await commandCalls();
-    // One script call per node running one SET, and nothing else.
-    expect((after.evalsha ?? 0) - (before.evalsha ?? 0)).toBe(3);
+    // One plain SET NX PX per node (no script call: script.ts PlainCommand), and nothing else.
+    expect((after.evalsha ?? 0) - (before.evalsha ?? 0)).toBe(0);
+    expect((after.eval ?? 0) - (before.eval ?? 0)).toBe(0);
     expect((after.set ?? 0) - (before.set ?? 0)).toBe(3);
     expect(after.hset ?? 0).toBe(before.hset ?? 0);
     expect(after.pexpire ?? 0).toBe(before.pexpire ?? 0);

@@ -1,7 +1,8 @@
 /**
  * ACQUIRE_ONE and RELEASE_ONE are the one-resource forms of ACQUIRE and RELEASE (cheaper per call).
  * Each pair runs on the same starting state of a real Redis and must leave the same keys, values,
- * TTLs, and count the same number of resources applied. Values are 2.x's (owner in the value) and
+ * TTLs, and count the same number of resources applied. ACQUIRE_ONE goes as a plain SET NX PX on its
+ * own and as its Lua body in a batch: both forms are compared with ACQUIRE. Values are 2.x's (owner in the value) and
  * bare tokens (`owner: false`).
  */
 import type { Redis } from "ioredis";
@@ -76,13 +77,33 @@ describe("ACQUIRE_ONE does what ACQUIRE does for one resource", () => {
           () => ACQUIRE.run(client, ["res"], [value, ttlMs, 1]),
           ttlMs,
         );
-        const single = await outcome(
+        const plainCommand = await outcome(
           setup,
           () => ACQUIRE_ONE.run(client, ["res"], [value, ttlMs]),
           ttlMs,
         );
-        expect(single).toEqual(general);
+        const body = await outcome(
+          setup,
+          () => client.eval(ACQUIRE_ONE.body, 1, "res", value, ttlMs),
+          ttlMs,
+        );
+        expect(plainCommand).toEqual(general);
+        expect(body).toEqual(general);
       });
+});
+
+it("ACQUIRE_ONE on its own is one SET on the node, no script call", async () => {
+  await client.config("RESETSTAT");
+  expect(await ACQUIRE_ONE.run(client, ["res"], [OWNED_VALUE, 30_000])).toBe(1);
+  expect(await ACQUIRE_ONE.run(client, ["res"], [OWNED_VALUE, 30_000])).toBe(0);
+  const stats = await client.info("commandstats");
+  const calls = (command: string) =>
+    Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+  expect({ set: calls("set"), evalsha: calls("evalsha"), eval: calls("eval") }).toEqual({
+    set: 2,
+    evalsha: 0,
+    eval: 0,
+  });
 });
 
 describe("RELEASE_ONE does what RELEASE does for one resource", () => {
