@@ -2,8 +2,9 @@
  * Where a single caller's acquire+release time goes, in two measurements (README "Performance"):
  *   npx tsx bench/single-caller-cost.ts
  * 1. The libraries' own CPU per pair, driven by in-memory clients that answer at once (no I/O).
- * 2. A bare client (no library: EVALSHA to all five masters, done at three replies) sending our
- *    scripts (one-resource, with the owner in the value and with a bare token), and
+ * 2. A bare client (no library: one call to each of the five masters, done at three replies)
+ *    sending our commands (a one-resource acquire's plain SET NX PX and release script, with the
+ *    owner in the value and with a bare token), and
  *    node-redlock's scripts, beside both libraries, on the same masters, interleaved rounds: what
  *    the scripts alone cost (pairs/s, and Redis CPU per script call from INFO commandstats), and
  *    the floor. The bare client with node-redlock's scripts runs no library code at all and
@@ -119,19 +120,7 @@ function atQuorum(clients: Redis[], script: Script, keys: string[], args: (strin
   });
 }
 
-/** A plain SET NX PX (no script) to every client, resolved at the third reply. */
-function setAtQuorum(clients: Redis[], key: string, value: string, ttlMs: number) {
-  return new Promise<void>((resolve) => {
-    let replies = 0;
-    for (const client of clients)
-      void client.set(key, value, "PX", ttlMs, "NX").then(() => {
-        replies += 1;
-        if (replies === 3) resolve();
-      });
-  });
-}
-
-type ScriptSet = "ours, owner on" | "ours, owner on, SET NX" | "ours, owner off" | "node-redlock's";
+type ScriptSet = "ours, owner on" | "ours, owner off" | "node-redlock's";
 type Row =
   | `bare, ${ScriptSet} scripts`
   | "library: ours"
@@ -148,8 +137,7 @@ function bareClient(clients: Redis[], scripts: ScriptSet): LockAdapter {
       }
       const owner = scripts === "ours, owner on" ? OWNER_JSON : undefined;
       const value = encodeValue(token, owner, Date.now(), ttlMs);
-      if (scripts === "ours, owner on, SET NX") await setAtQuorum(clients, resource, value, ttlMs);
-      else await atQuorum(clients, ACQUIRE_ONE, [resource], [value, ttlMs]);
+      await atQuorum(clients, ACQUIRE_ONE, [resource], [value, ttlMs]);
       // As the library at its defaults releases: waking the next waiter (none here) from the waiters set.
       return {
         handle: {
@@ -175,7 +163,6 @@ const masters = await startMasters({ count: 5, dataDir: `.data/bench-cost/${proc
 try {
   const rows: Row[] = [
     "bare, ours, owner on scripts",
-    "bare, ours, owner on, SET NX scripts",
     "bare, ours, owner off scripts",
     "bare, node-redlock's scripts",
     "library: ours",
