@@ -6,7 +6,8 @@
  *    sending our commands (a one-resource acquire's plain SET NX PX and release script, with the
  *    owner in the value and with a bare token), and
  *    node-redlock's scripts, beside both libraries, on the same masters, interleaved rounds: what
- *    the scripts alone cost (pairs/s, and Redis CPU per script call from INFO commandstats), and
+ *    the commands alone cost (pairs/s, and Redis CPU per pair over the five masters from INFO
+ *    commandstats), and
  *    the floor. The bare client with node-redlock's scripts runs no library code at all and
  *    decides at three replies of five: no library on the same client that does the same Redis
  *    work can go faster.
@@ -120,7 +121,11 @@ function atQuorum(clients: Redis[], script: Script, keys: string[], args: (strin
   });
 }
 
-type ScriptSet = "ours, owner on" | "ours, owner off" | "node-redlock's";
+type ScriptSet =
+  "ours, owner on" | "ours, owner on, acquire by EVALSHA" | "ours, owner off" | "node-redlock's";
+
+/** ACQUIRE_ONE's body as a script call, as a one-resource acquire went before the plain SET NX PX. */
+const ACQUIRE_ONE_SCRIPT = defineScript<readonly [string, number], number>(ACQUIRE_ONE.body);
 type Row =
   | `bare, ${ScriptSet} scripts`
   | "library: ours"
@@ -135,9 +140,10 @@ function bareClient(clients: Redis[], scripts: ScriptSet): LockAdapter {
         await atQuorum(clients, PEER_ACQUIRE, [resource], [token, ttlMs]);
         return { handle: { keys: [resource], args: [token] }, attempts: 1 };
       }
-      const owner = scripts === "ours, owner on" ? OWNER_JSON : undefined;
+      const owner = scripts.startsWith("ours, owner on") ? OWNER_JSON : undefined;
       const value = encodeValue(token, owner, Date.now(), ttlMs);
-      await atQuorum(clients, ACQUIRE_ONE, [resource], [value, ttlMs]);
+      const acquireScript = scripts.endsWith("EVALSHA") ? ACQUIRE_ONE_SCRIPT : ACQUIRE_ONE;
+      await atQuorum(clients, acquireScript, [resource], [value, ttlMs]);
       // As the library at its defaults releases: waking the next waiter (none here) from the waiters set.
       return {
         handle: {
@@ -163,6 +169,7 @@ const masters = await startMasters({ count: 5, dataDir: `.data/bench-cost/${proc
 try {
   const rows: Row[] = [
     "bare, ours, owner on scripts",
+    "bare, ours, owner on, acquire by EVALSHA scripts",
     "bare, ours, owner off scripts",
     "bare, node-redlock's scripts",
     "library: ours",
@@ -179,22 +186,17 @@ try {
     return bareClient(clients, row.replace(/^bare, | scripts$/g, "") as ScriptSet);
   });
   const admins = await openClients(masters.urls);
-  /** Redis CPU per script call (EVAL/EVALSHA usec over calls, INFO commandstats, all masters). */
-  const scriptUsPerCall = async () => {
+  /** Redis CPU over every lock command since RESETSTAT (INFO commandstats usec, all masters), µs. */
+  const redisLockUs = async () => {
     let usec = 0;
-    let calls = 0;
     for (const info of await Promise.all(admins.map((admin) => admin.info("commandstats"))))
-      for (const [, callCount, usecCount] of info.matchAll(
-        /cmdstat_eval(?:sha)?:calls=(\d+),usec=(\d+)/g,
-      )) {
-        calls += Number(callCount);
-        usec += Number(usecCount);
-      }
-    return usec / Math.max(1, calls);
+      for (const [, command, usecCount] of info.matchAll(/cmdstat_([^:]+):calls=\d+,usec=(\d+)/g))
+        if (!/^(info|config)/.test(command!)) usec += Number(usecCount);
+    return usec;
   };
   const figures: Record<
     string,
-    { opsPerS: number[]; p50Ms: number[]; p99Ms: number[]; scriptUs: number[]; cpuUs: number[] }
+    { opsPerS: number[]; p50Ms: number[]; p99Ms: number[]; redisUs: number[]; cpuUs: number[] }
   > = {};
   for (let round = 0; round < 8; round += 1) {
     const order = rows.map((_, index) => (index + round) % rows.length);
@@ -203,20 +205,24 @@ try {
       const adapter = adapters[index]!;
       const resource = `bench:cost:${row}`;
       await Promise.all(admins.map((admin) => admin.config("RESETSTAT")));
+      let pairs = 0; // warm-up included, as RESETSTAT was before it
       const loop = await closedLoop({
         workers: 1,
         warmupMs: 200,
         durationMs: 1_000,
-        operation: async () => adapter.release((await adapter.acquire(resource, 10_000)).handle),
+        operation: async () => {
+          pairs += 1;
+          await adapter.release((await adapter.acquire(resource, 10_000)).handle);
+        },
       });
       const entry = (figures[row] ??= {
         opsPerS: [],
         p50Ms: [],
         p99Ms: [],
-        scriptUs: [],
+        redisUs: [],
         cpuUs: [],
       });
-      entry.scriptUs.push(await scriptUsPerCall());
+      entry.redisUs.push((await redisLockUs()) / pairs);
       entry.opsPerS.push(loop.opsPerS);
       entry.cpuUs.push(loop.cpuUsPerOp);
       entry.p50Ms.push(percentile(loop.latenciesMs, 50));
@@ -228,9 +234,9 @@ try {
     "2. sequential acquire+release, same masters (median of 8 interleaved rounds), vs node-redlock:",
   );
   for (const row of rows) {
-    const { opsPerS, p50Ms, p99Ms, scriptUs, cpuUs } = figures[row]!;
+    const { opsPerS, p50Ms, p99Ms, redisUs, cpuUs } = figures[row]!;
     console.log(
-      `   ${row.padEnd(38)} ${median(opsPerS).toFixed(0).padStart(5)} pairs/s (${(median(opsPerS) / peer).toFixed(2)}x), p50 ${median(p50Ms).toFixed(3)} ms, p99 ${median(p99Ms).toFixed(3)} ms, Redis ${median(scriptUs).toFixed(1)} µs per script call, this process ${median(cpuUs).toFixed(0)} µs CPU per pair`,
+      `   ${row.padEnd(38)} ${median(opsPerS).toFixed(0).padStart(5)} pairs/s (${(median(opsPerS) / peer).toFixed(2)}x), p50 ${median(p50Ms).toFixed(3)} ms, p99 ${median(p99Ms).toFixed(3)} ms, Redis ${median(redisUs).toFixed(1)} µs CPU per pair (5 masters), this process ${median(cpuUs).toFixed(0)} µs CPU per pair`,
     );
   }
   opened.forEach(closeClients);
