@@ -29,7 +29,13 @@ export {
 export { decodeValue, VALUE_FORMAT_PREFIX, wasExtended } from "./value";
 export { OWNER_LABELS_MAX_BYTES } from "./owner";
 export { INSPECT_MAX_RESOURCES } from "./inspect";
-export { defineScript, type Script, type ScriptArg, type ScriptKey } from "./script";
+export {
+  defineScript,
+  type PlainCommand,
+  type Script,
+  type ScriptArg,
+  type ScriptKey,
+} from "./script";
 export type { CallSettings, Settings } from "./settings";
 export type {
   Client,
