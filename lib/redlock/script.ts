@@ -17,9 +17,10 @@ export interface Script<Args extends readonly ScriptArg[] = readonly ScriptArg[]
   /** For a script that is one plain command: that command, sent in its place (see PlainCommand). */
   readonly command?: PlainCommand<Args, Reply>;
   /**
-   * Runs it on one client: EVALSHA, then EVAL once if the node lost its script cache. `sendBody`
-   * sends EVAL at once, for a call that must run as queued even after its caller stopped waiting
-   * (a paused node answers NOSCRIPT when it resumes, and the retry would come too late).
+   * Runs it on one client: its plain command if it has one, else EVALSHA, then EVAL once if the
+   * node lost its script cache. `sendBody` sends EVAL at once, for a call that must run as queued
+   * even after its caller stopped waiting (a paused node answers NOSCRIPT when it resumes, and the
+   * retry would come too late).
    */
   run(
     client: IoredisClient,
@@ -114,8 +115,9 @@ function sendPlain(
 }
 
 /**
- * The one EVALSHA → NOSCRIPT → EVAL fallback (a script with a plain command sends that instead). `cached: false` says the connection has not been sent
- * this script yet (node.ts keeps count): EVAL goes at once, so no later command on the connection can
+ * The one EVALSHA → NOSCRIPT → EVAL fallback (a script with a plain command sends that instead:
+ * nothing to cache, nothing to retry). `cached: false` says the connection has not been sent this
+ * script yet (node.ts keeps count): EVAL goes at once, so no later command on the connection can
  * overtake a retried one. (A retry after NOSCRIPT leaves the connection's order: a release sent
  * meanwhile would run before its own acquire and leave that acquire's key behind.) `onAnswered` runs
  * when the node answers the first command, before any retry.
