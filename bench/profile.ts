@@ -1,6 +1,6 @@
 /**
  * Runs one scenario for one library, alone, for profiling (or a quick look):
- *   node --cpu-prof --cpu-prof-dir=bench/results --import tsx bench/profile.ts [sequential|c16|c64|c64-autopipe|contended|handoff] [library]
+ *   node --cpu-prof --cpu-prof-dir=bench/results --import tsx bench/profile.ts [sequential|c16|c64|c64-autopipe|contended|handoff|hung-release] [library]
  * Open the .cpuprofile in Chrome DevTools (Performance tab) or read it with `tsx bench/profile-top.ts <file>`.
  */
 import { startMasters } from "@/scripts/redis-masters";
@@ -8,6 +8,7 @@ import { LIBRARIES, loadOurs, type LibraryName } from "./peers";
 import { openClients, closeClients } from "./clients";
 import { plan } from "./config";
 import { contended } from "./scenarios/contended";
+import { hungRelease } from "./scenarios/hung-release";
 import { sequential } from "./scenarios/sequential";
 import { throughput } from "./scenarios/throughput";
 
@@ -18,24 +19,21 @@ if (!LIBRARIES.includes(library as LibraryName))
 await loadOurs();
 const masters = await startMasters({ count: 5, dataDir: `.data/bench-profile/${process.pid}` });
 try {
-  const match = /^c(\d+)(-autopipe)?$/.exec(scenario);
   const admins = await openClients(masters.urls);
-  const result = /^(contended|handoff)$/.test(scenario)
-    ? await contended(
-        masters.urls,
-        admins,
-        library as LibraryName,
-        0,
-        scenario === "handoff" ? plan.handoff : plan.contended,
-        scenario,
-      )
-    : match
-      ? await throughput(masters.urls, library as LibraryName, 0, {
-          concurrency: Number(match[1]),
-          autoPipelining: Boolean(match[2]),
-        })
-      : await sequential(masters.urls, library as LibraryName, 0);
-  console.log(scenario, library, result);
+  const run = () => {
+    const name = library as LibraryName;
+    if (scenario === "hung-release") return hungRelease(masters, name);
+    if (scenario === "contended" || scenario === "handoff")
+      return contended(masters.urls, admins, name, 0, plan[scenario], scenario);
+    const match = /^c(\d+)(-autopipe)?$/.exec(scenario);
+    if (match)
+      return throughput(masters.urls, name, 0, {
+        concurrency: Number(match[1]),
+        autoPipelining: Boolean(match[2]),
+      });
+    return sequential(masters.urls, name, 0);
+  };
+  console.log(scenario, library, await run());
   closeClients(admins);
 } finally {
   await masters.stop();

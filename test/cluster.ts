@@ -64,29 +64,33 @@ export function useClusters(
   };
 }
 
-/** The primary (port and cluster node id) serving `slot`, as CLUSTER SLOTS says through `client`. */
-export async function ownerOfSlot(
+type ShardAddress = { port: number; id: string };
+
+/** Each slot range with its primary, as CLUSTER SLOTS says through `client`. */
+async function slotRanges(
   client: Redis | IoCluster,
-  slot: number,
-): Promise<{ port: number; id: string }> {
-  const shards = (await client.cluster("SLOTS")) as unknown as Array<
+): Promise<Array<{ from: number; to: number; primary: ShardAddress }>> {
+  const ranges = (await client.cluster("SLOTS")) as unknown as Array<
     [number, number, [string, number, string]]
   >;
-  const shard = shards.find(([from, to]) => slot >= from && slot <= to)!;
-  return { port: shard[2][1], id: shard[2][2] };
+  return ranges.map(([from, to, [, port, id]]) => ({ from, to, primary: { port, id } }));
 }
 
-/** The primary serving `slot` and another primary to move it to. */
+const servingIn = (ranges: Awaited<ReturnType<typeof slotRanges>>, slot: number) =>
+  ranges.find(({ from, to }) => slot >= from && slot <= to)!.primary;
+
+/** The primary (port and cluster node id) serving `slot`, as CLUSTER SLOTS says through `client`. */
+export async function ownerOfSlot(client: Redis | IoCluster, slot: number): Promise<ShardAddress> {
+  return servingIn(await slotRanges(client), slot);
+}
+
+/** The primary serving `slot` and another primary to move it to (one CLUSTER SLOTS read). */
 export async function slotMove(
   client: Redis | IoCluster,
   slot: number,
-): Promise<{ from: { port: number; id: string }; to: { port: number; id: string } }> {
-  const from = await ownerOfSlot(client, slot);
-  const shards = (await client.cluster("SLOTS")) as unknown as Array<
-    [number, number, [string, number, string]]
-  >;
-  const to = shards
-    .map(([, , [, port, id]]) => ({ port, id }))
-    .find((shard) => shard.port !== from.port)!;
+): Promise<{ from: ShardAddress; to: ShardAddress }> {
+  const ranges = await slotRanges(client);
+  const from = servingIn(ranges, slot);
+  const to = ranges.map(({ primary }) => primary).find((primary) => primary.port !== from.port)!;
   return { from, to };
 }

@@ -34,9 +34,9 @@ const sha1 = (body: string) => createHash("sha1").update(body).digest("hex");
 
 /**
  * The one Redis command a script's body amounts to (e.g. SET NX PX), with its arguments and the reply
- * mapped to the script's. Sent on its own, it costs Redis a quarter of the EVALSHA (no Lua call:
- * ~2 µs against 7–10 µs, INFO commandstats) and counts as one command, not two; in a batch
- * (batch.ts) the body runs instead. test/redlock/single-resource-scripts.test.ts runs both on the
+ * mapped to the script's. Sent on its own, it spares Redis the Lua call and counts as one command,
+ * not two (bench/single-caller-cost.ts: the masters' CPU per acquire+release 186 → 140 µs); in a
+ * batch (batch.ts) the body runs instead. test/redlock/single-resource-scripts.test.ts runs both on the
  * same states and compares.
  */
 export interface PlainCommand<Args extends readonly ScriptArg[], Reply> {
