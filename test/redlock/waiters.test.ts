@@ -132,10 +132,13 @@ describe("waiters", () => {
     const resource = name("vanished");
     const held = await holder.acquire([resource], 10_000);
     const ownClients = connect(sharedUrls());
-    // 3 retries × (20 ms wait + 2 × 100 ms node bound): the entry lasts at most 660 ms.
+    // 3 retries × (200 ms wait + 2 × 100 ms node bound): the entry lasts at most 1,200 ms. The
+    // waits keep the contender waiting ≥ 600 ms after it registers, so its connections drop while it
+    // still waits (with 20 ms waits it could give up and remove its entry before a busy test
+    // process saw the entry and cut the connections).
     const contender = new Redlock(ownClients, {
       retryCount: 3,
-      retryDelay: 20,
+      retryDelay: 200,
       retryJitter: 0,
       nodeTimeout: 100,
     });
@@ -148,6 +151,7 @@ describe("waiters", () => {
     ownClients.forEach((client) => client.disconnect());
     expect(await outcome).toBeInstanceOf(ExecutionError);
     expect(await keyCount(resource)).toBe(5);
+    // The outcome came ≥ 600 ms after the registration, so the entry is gone 600 ms (+100) later.
     await sleep(700);
     expect(await keyCount(resource)).toBe(0);
     expect(await waitersOn(resource)).toEqual([]);
