@@ -13,15 +13,18 @@ const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SOURCE_DIR = path.join(REPO_ROOT, "lib/redlock");
 const OUT_DIR = path.join(REPO_ROOT, ".data/bench/redlock-js");
 
-/** Writes .data/bench/redlock-js/*.mjs and returns the URL of its index module. */
-export function compileOurs(): string {
-  rmSync(OUT_DIR, { recursive: true, force: true });
-  mkdirSync(OUT_DIR, { recursive: true });
-  const sources = readdirSync(SOURCE_DIR).filter(
+/**
+ * Writes `outDir`/*.mjs (default .data/bench/redlock-js) from `sourceDir` (default lib/redlock) and
+ * returns the URL of its index module.
+ */
+export function compileOurs(sourceDir = SOURCE_DIR, outDir = OUT_DIR): string {
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const sources = readdirSync(sourceDir).filter(
     (file) => file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.endsWith(".d.ts"),
   );
   for (const file of sources) {
-    const { outputText } = ts.transpileModule(readFileSync(path.join(SOURCE_DIR, file), "utf8"), {
+    const { outputText } = ts.transpileModule(readFileSync(path.join(sourceDir, file), "utf8"), {
       compilerOptions: {
         module: ts.ModuleKind.ESNext,
         target: ts.ScriptTarget.ES2022,
@@ -34,7 +37,7 @@ export function compileOurs(): string {
       /(from\s+|import\s*\(\s*)"(\.\.?\/[^"]+)"/g,
       '$1"$2.mjs"',
     );
-    writeFileSync(path.join(OUT_DIR, file.replace(/\.ts$/, ".mjs")), withExtensions);
+    writeFileSync(path.join(outDir, file.replace(/\.ts$/, ".mjs")), withExtensions);
   }
-  return pathToFileURL(path.join(OUT_DIR, "index.mjs")).href;
+  return pathToFileURL(path.join(outDir, "index.mjs")).href;
 }

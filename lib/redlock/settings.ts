@@ -33,11 +33,11 @@ export interface Settings {
    */
   readonly restartQuarantine: number | false;
   /**
-   * Labels (string to string) naming who holds a lock, e.g. `{ service: "billing" }`. Written on
-   * each node with the lock, in the same script and with the same TTL, at `redlock:owner:<resource>`,
-   * together with `host` and `pid` (filled by the library, overridable) and the acquire time; read
+   * Labels (string to string) naming who holds a lock, e.g. `{ service: "billing" }`. They travel in
+   * the lock's value (`rl1:<token>:{json}`, value.ts) together with `host` and `pid` (filled by the
+   * library, overridable), the acquire time and the TTL, so `GET <resource>` says who holds it; read
    * back by `redlock.inspect()`. Per-call labels are merged over the instance's. The labels' JSON is
-   * capped at 1,024 bytes (a TypeError past it). `false` writes no owner entry at all.
+   * capped at 1,024 bytes (a TypeError past it). `false` makes the value the bare 40-hex token.
    * @default {} (on, with host and pid only)
    */
   readonly owner: OwnerSetting;
