@@ -46,8 +46,11 @@ export class RedlockNode {
   private overdueCount = 0;
   /** Script calls sent to this node and not answered yet (batching clients only). */
   private inFlight = 0;
-  /** Those of them that carry one command each, not a batch. */
-  private loneInFlight = 0;
+  /**
+   * The first key of the command last sent on its own, until a batch goes out: a command on the
+   * same key may follow it at once (see evaluate).
+   */
+  private loneKey: string | undefined;
   /** Commands that arrived while a call was in flight: they go out together at the end of the turn. */
   private queue: QueuedCommand[] = [];
   private flushScheduled = false;
@@ -57,11 +60,7 @@ export class RedlockNode {
   private readonly sentScripts: Set<string> | undefined;
   /** The client as the library drives it (node-redis clients through their adapter). */
   private readonly connection: IoredisClient;
-  private readonly settleBatch = () => this.onCallSettled();
-  private readonly settleLone = () => {
-    this.loneInFlight -= 1;
-    this.onCallSettled();
-  };
+  private readonly settle = () => this.onCallSettled();
   private readonly flushQueue = () => this.flush();
 
   constructor(
@@ -117,30 +116,30 @@ export class RedlockNode {
 
   /**
    * Runs `script` on the node (EVAL the first time on a connection, EVALSHA after: script.ts).
-   * Adaptive batching: a command to a quiet node (nothing queued, no batch in flight, fewer than
-   * MAX_CALLS_IN_FLIGHT lone commands out) goes out at once, on its own, so a single caller pays no
-   * extra event-loop turn: its release reaches the two nodes that have not answered its acquire yet
-   * right away, pipelined, and both replies come back in one socket read (waiting for the acquire's
-   * reply first cost one read and one setImmediate per reply). Commands that arrive while a batch
-   * is in flight, or behind queued ones, are collected until the end of the event-loop turn (or,
+   * Adaptive batching: a command to an idle node goes out at once, on its own, so a single caller
+   * pays no extra event-loop turn; so does one on the same key as that lone command while it is
+   * still out (a caller's release behind its own acquire on the nodes that have not answered it
+   * yet: both go out pipelined and both replies come back in one socket read, where waiting for the
+   * acquire's reply cost one more read and one setImmediate per pair). Commands that arrive while
+   * other calls to the node are in flight are collected until the end of the event-loop turn (or,
    * with MAX_CALLS_IN_FLIGHT unanswered, until one is answered) and go out as one call of the batch
    * script (batch.ts): one socket write and one reply instead of one per command, which is most of
-   * the cost under concurrency. The busier the node, the bigger the batches. (Sending at once
-   * whenever fewer than MAX_CALLS_IN_FLIGHT calls are out, batches included, halves the batch sizes
-   * at 64 callers: every answer lets one command out alone; bench/ab.ts measured 18.7k → 15.5k
-   * pairs/s.) Order on the node is preserved.
+   * the cost under concurrency. The busier the node, the bigger the batches. (Sending any command
+   * at once while fewer than MAX_CALLS_IN_FLIGHT calls are out halves the batch sizes at 64
+   * callers: every answer lets one command out alone; bench/ab.ts measured 18.7k → 15.5k pairs/s,
+   * and letting lone commands follow lone ones on any key still cost 6%.) Order on the node is
+   * preserved: a command goes out at once only when nothing is queued.
    */
   evaluate(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
     if (!this.batchScript)
       return evaluate(this.connection, script, keys, args, this.isCached(script));
     if (
       this.queue.length === 0 &&
-      this.inFlight === this.loneInFlight &&
-      this.inFlight < MAX_CALLS_IN_FLIGHT
+      (this.inFlight === 0 || (this.inFlight < MAX_CALLS_IN_FLIGHT && keys[0] === this.loneKey))
     ) {
       this.inFlight += 1;
-      this.loneInFlight += 1;
-      return evaluate(this.connection, script, keys, args, this.isCached(script), this.settleLone);
+      this.loneKey = keys[0];
+      return evaluate(this.connection, script, keys, args, this.isCached(script), this.settle);
     }
     return new Promise((resolve, reject) => {
       this.queue.push({ script, keys, args, resolve, reject });
@@ -169,14 +168,15 @@ export class RedlockNode {
       const batchScript = this.batchScript!;
       if (part.length > 1 && part.every(({ script }) => batchScript.carries.has(script.sha))) {
         this.inFlight += 1;
-        sendBatch(this.connection, batchScript, part, this.isCached(batchScript), this.settleBatch);
+        this.loneKey = undefined;
+        sendBatch(this.connection, batchScript, part, this.isCached(batchScript), this.settle);
         continue;
       }
       for (const command of part) {
         this.inFlight += 1;
-        this.loneInFlight += 1;
         const { script, keys, args } = command;
-        evaluate(this.connection, script, keys, args, this.isCached(script), this.settleLone).then(
+        this.loneKey = keys[0];
+        evaluate(this.connection, script, keys, args, this.isCached(script), this.settle).then(
           command.resolve,
           command.reject,
         );
