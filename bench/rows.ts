@@ -37,7 +37,13 @@ const SHOWN: ReadonlyArray<[string, MetricSpec[]]> = [
   ],
   [
     "handoff",
-    [lower("handoffP50Ms"), lower("handoffP99Ms"), higher("acquisitionsPerS"), higher("jainIndex")],
+    [
+      lower("handoffP50Ms"),
+      lower("handoffP99Ms"),
+      higher("acquisitionsPerS"),
+      higher("jainIndex"),
+      lower("redisCommandsPerAcquisition"),
+    ],
   ],
   ["hung release", [lower("releaseP50Ms"), lower("releaseP99Ms"), lower("acquireP50Ms")]],
   [
