@@ -47,7 +47,7 @@ export class RedlockNode {
   /** Script calls sent to this node and not answered yet (batching clients only). */
   private inFlight = 0;
   /**
-   * The first key of the command last sent on its own, until a batch goes out: a command on the
+   * The first key of the last command sent on its own, until a batch goes out: a command on the
    * same key may follow it at once (see evaluate).
    */
   private loneKey: string | undefined;
@@ -117,10 +117,11 @@ export class RedlockNode {
   /**
    * Runs `script` on the node (EVAL the first time on a connection, EVALSHA after: script.ts).
    * Adaptive batching: a command to an idle node goes out at once, on its own, so a single caller
-   * pays no extra event-loop turn; so does one on the same key as that lone command while it is
-   * still out (a caller's release behind its own acquire on the nodes that have not answered it
-   * yet: both go out pipelined and both replies come back in one socket read, where waiting for the
-   * acquire's reply cost one more read and one setImmediate per pair). Commands that arrive while
+   * pays no extra event-loop turn; so does one on the same key as the last command sent on its own
+   * while fewer than MAX_CALLS_IN_FLIGHT calls are out and no batch went out since (a caller's
+   * release behind its own acquire on the nodes that have not answered it yet: both go out
+   * pipelined and both replies come back in one socket read, where waiting for the acquire's reply
+   * cost one more read and one setImmediate per pair). Commands that arrive while
    * other calls to the node are in flight are collected until the end of the event-loop turn (or,
    * with MAX_CALLS_IN_FLIGHT unanswered, until one is answered) and go out as one call of the batch
    * script (batch.ts): one socket write and one reply instead of one per command, which is most of

@@ -130,13 +130,10 @@ export function evaluate(
   cached = true,
   onAnswered?: () => void,
 ): Promise<unknown> {
-  if (script.command) {
-    const sent = sendPlain(client, script.command, keys, args);
-    if (onAnswered) void sent.then(onAnswered, onAnswered);
-    return sent;
-  }
-  if (!cached) {
-    const sent = send(client, "eval", script.body, keys, args);
+  if (script.command || !cached) {
+    const sent = script.command
+      ? sendPlain(client, script.command, keys, args)
+      : send(client, "eval", script.body, keys, args);
     if (onAnswered) void sent.then(onAnswered, onAnswered);
     return sent;
   }
