@@ -2,7 +2,8 @@
  * ACQUIRE_ONE and RELEASE_ONE are the one-resource forms of ACQUIRE and RELEASE (cheaper per call).
  * Each pair runs on the same starting state of a real Redis and must leave the same keys, values,
  * TTLs, and count the same number of resources applied. ACQUIRE_ONE goes as a plain SET NX PX on its
- * own and as its Lua body in a batch: both forms are compared with ACQUIRE. Values are 2.x's (owner in the value) and
+ * own and as its Lua body in a batch: both forms are compared with ACQUIRE; so is WAITERS_REMOVE_ONE
+ * (a plain ZREM) with WAITERS' removal. Values are 2.x's (owner in the value) and
  * bare tokens (`owner: false`).
  */
 import type { Redis } from "ioredis";
@@ -10,6 +11,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { ACQUIRE, ACQUIRE_ONE } from "../../lib/redlock/acquire";
 import { RELEASE, RELEASE_ONE } from "../../lib/redlock/release";
 import { waitersKey } from "../../lib/redlock/keys";
+import { WAITERS, WAITERS_REMOVE_ONE } from "../../lib/redlock/waiters";
 import { encodeValue } from "../../lib/redlock/value";
 import { usePrivateClient } from "../masters";
 
@@ -153,4 +155,48 @@ describe("RELEASE_ONE does what RELEASE does for one resource", () => {
             await client.del(waitersKey("res"));
           }
         });
+});
+
+describe("WAITERS_REMOVE_ONE does what WAITERS' removal does for one resource", () => {
+  const member = '{"id":"w1","labels":{},"since":1}';
+  const waiterSetups: Record<string, Setup> = {
+    "no waiters set": async () => undefined,
+    "the member listed": (resource) =>
+      client.zadd(waitersKey(resource), Date.now() + 60_000, member, Date.now() + 60_000, "other"),
+    "only another member listed": (resource) =>
+      client.zadd(waitersKey(resource), Date.now() + 60_000, "other"),
+    "a foreign type at the waiters key": (resource) => client.set(waitersKey(resource), "x"),
+  };
+  for (const [name, setup] of Object.entries(waiterSetups))
+    it(`on ${name}`, async () => {
+      const keys = [waitersKey("res")];
+      const general = await outcome(setup, () => WAITERS.run(client, keys, ["remove", member]), 0);
+      const plainCommand = await outcome(
+        setup,
+        () => WAITERS_REMOVE_ONE.run(client, keys, [member]),
+        0,
+      );
+      const body = await outcome(
+        setup,
+        () => client.eval(WAITERS_REMOVE_ONE.body, 1, keys[0]!, member),
+        0,
+      );
+      expect(plainCommand).toEqual(general);
+      expect(body).toEqual(general);
+    });
+
+  it("on its own is one ZREM on the node, no script call", async () => {
+    await client.zadd(waitersKey("res"), Date.now() + 60_000, member);
+    await client.config("RESETSTAT");
+    expect(await WAITERS_REMOVE_ONE.run(client, [waitersKey("res")], [member])).toBe(1);
+    const stats = await client.info("commandstats");
+    const calls = (command: string) =>
+      Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    expect({ zrem: calls("zrem"), evalsha: calls("evalsha"), eval: calls("eval") }).toEqual({
+      zrem: 1,
+      evalsha: 0,
+      eval: 0,
+    });
+    expect(await client.exists(waitersKey("res"))).toBe(0);
+  });
 });
