@@ -11,7 +11,7 @@ import { FENCE } from "../../lib/redlock/fencing";
 import { INSPECT } from "../../lib/redlock/inspect";
 import { LOCK_BATCH_SCRIPT } from "../../lib/redlock/redlock";
 import { RELEASE, RELEASE_ONE } from "../../lib/redlock/release";
-import { WAITERS } from "../../lib/redlock/waiters";
+import { WAITERS, WAITERS_REMOVE_ONE } from "../../lib/redlock/waiters";
 import { FORCE_RELEASE_SCRIPT } from "@/lib/server/actions/force-release-node";
 import { READ_KEYS_ON_SHARD_SCRIPT, READ_KEYS_SCRIPT } from "@/lib/server/snapshot/read-node";
 import { READ_ONE_SCRIPT } from "@/lib/server/snapshot/read-one";
@@ -25,6 +25,7 @@ const SCRIPTS = {
   RELEASE_ONE,
   FENCE,
   WAITERS,
+  WAITERS_REMOVE_ONE,
   INSPECT,
   LOCK_BATCH_SCRIPT,
   READ_KEYS_SCRIPT,
@@ -42,6 +43,7 @@ const PINNED_SHAS: Record<keyof typeof SCRIPTS, string> = {
   RELEASE_ONE: "6cccdec2e2db687631af494b04d605ab2b245302",
   FENCE: "a75b9a87c55e754077d165f4d0226356d2b0cad9",
   WAITERS: "a90fac9c5bfebf7849b748ea8574e03b59ae20ce",
+  WAITERS_REMOVE_ONE: "85029a715c2f7f83c95eba6507f3537d4d454a8a",
   INSPECT: "571109e182970779ffed17136abbf49b62dbfd5e",
   LOCK_BATCH_SCRIPT: "bc439d684eff1774c56e2bf0077509f104e8b6bc",
   READ_KEYS_SCRIPT: "c43482986307b36ffa273f79baa973d868e5fd04",
