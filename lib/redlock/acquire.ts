@@ -215,15 +215,20 @@ async function releaseAttempt(
   settings: Settings,
 ): Promise<void> {
   const { script, keys, args } = releaseCommand(resources, value, false);
+  // A node that refused because the resource was held set nothing (the script is all-or-nothing).
+  const refused = (index: number) => {
+    const answer = attempt.answers[index];
+    return answer?.vote === "against" && answer.error instanceof ResourceLockedError;
+  };
   const awaited: Promise<unknown>[] = [];
   attempt.sent.forEach((sent, index) => {
-    const answer = attempt.answers[index];
-    // A node that refused because the resource was held set nothing (the script is all-or-nothing).
-    if (!sent || (answer?.vote === "against" && answer.error instanceof ResourceLockedError))
-      return;
+    if (!sent || refused(index)) return;
     const node = core.nodes[index]!;
-    const releaseOnNode = () => node.evaluate(script, keys, args);
+    // Asked again once the node answered: an attempt lost early is decided before the last
+    // nodes answer, and those mostly refuse too (contended: ~2 needless releases per acquisition).
+    const releaseOnNode = () => (refused(index) ? undefined : node.evaluate(script, keys, args));
     const release = sent.then(releaseOnNode, releaseOnNode).catch(() => undefined);
+    const answer = attempt.answers[index];
     const stalled = answer?.vote === "against" && answer.error instanceof NodeTimeoutError;
     if (!stalled)
       awaited.push(Promise.race([release, sleep(settings.nodeTimeout, undefined, { ref: false })]));

@@ -12,6 +12,13 @@ export interface AttemptRequest {
   readonly script: Script;
   readonly keys: readonly string[];
   readonly args: readonly ScriptArg[];
+  /** Sent instead of script, keys and args to `nodes` (release: to the nodes that wake nobody). */
+  readonly otherwise?: {
+    readonly nodes: ReadonlySet<RedlockNode>;
+    readonly script: Script;
+    readonly keys: readonly string[];
+    readonly args: readonly ScriptArg[];
+  };
   /** Deadline for each node's answer, ms from the attempt's start. */
   readonly timeoutMs: number;
   /** Turns a script reply into a vote (e.g. "0 keys set" is a vote against). */
@@ -177,6 +184,7 @@ function sendToNode(
   // the reply handler below, so the gate adds no promise per command.
   const gated = request.gateRestarts && node.restartWatch.enabled;
   let generation = node.restartWatch.connectionGeneration;
+  const { script, keys, args } = request.otherwise?.nodes.has(node) ? request.otherwise : request;
   // The restart check of a fresh connection is already in flight ahead of us: wait for its answer.
   const pending =
     request.gateRestarts && node.restartWatch.isUnknown
@@ -189,9 +197,9 @@ function sendToNode(
               `Restart check of ${node.address} failed.`,
             );
           generation = node.restartWatch.connectionGeneration;
-          return node.evaluate(request.script, request.keys, request.args);
+          return node.evaluate(script, keys, args);
         })
-      : node.evaluate(request.script, request.keys, request.args);
+      : node.evaluate(script, keys, args);
   pending.then(
     (reply) =>
       run.record(

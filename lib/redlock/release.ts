@@ -4,6 +4,7 @@ import { ResourceLockedError } from "./errors";
 import { runAttempt, type NodeAnswer } from "./quorum";
 import type { Settings } from "./settings";
 import type { ReleaseCounts, ReleaseResult } from "./types";
+import { wakeNodes } from "./handoff";
 import { waitersKey } from "./keys";
 import { defineScript, type Script, type ScriptArg } from "./script";
 
@@ -118,12 +119,18 @@ export async function release(
   settings: Settings,
 ): Promise<ReleaseResult> {
   const startMono = performance.now();
-  // Wake the contenders waiting on these resources (a failed attempt's clean-up does not).
+  // Wake the contenders waiting on these resources from the nodes that list them; the other
+  // nodes, and a failed attempt's clean-up, only delete.
   const { script, keys, args } = releaseCommand(resources, value, true);
+  const waking = wakeNodes(core.nodes);
   const attempt = await runAttempt(core.nodes, {
     script,
     keys,
     args,
+    otherwise: {
+      nodes: new Set(core.nodes.filter((node) => !waking.has(node))),
+      ...releaseCommand(resources, value, false),
+    },
     timeoutMs: settings.nodeTimeout,
     judge: (reply) =>
       Number(reply) === resources.length

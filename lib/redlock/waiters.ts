@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Core } from "./core";
+import { wakeNodes } from "./handoff";
 import { waitersKey } from "./keys";
 import type { RedlockNode } from "./node";
 import type { OwnerLabels } from "./owner";
@@ -14,15 +15,24 @@ type WaitersArgs =
 /**
  * Adds (ARGV[1] "add") or removes ("remove") one waiter member (ARGV[2]) on every KEYS waiters set.
  * Adding scores it with its expiry ARGV[3] (epoch ms), drops members that expired before ARGV[4]
- * (now) and keeps the set's TTL at least as long as its latest expiry, so it never outlives a wait.
+ * (now) and lengthens the set's TTL to the new member's expiry when it is shorter, so the set
+ * outlives every listed wait and, once nobody adds to it, expires. Redis 7's PEXPIRE GT (then NX
+ * for a new set, which has no TTL) does that in one command; an older server refuses the flag and
+ * the TTL is set from the latest score instead (ZRANGE + PEXPIRE).
  */
 export const WAITERS = defineScript<WaitersArgs, number>(`
 for i, key in ipairs(KEYS) do
   if ARGV[1] == "add" then
     redis.call("zremrangebyscore", key, "-inf", "(" .. ARGV[4])
     redis.call("zadd", key, ARGV[3], ARGV[2])
-    local latest = redis.call("zrange", key, -1, -1, "withscores")
-    redis.call("pexpire", key, math.max(1, math.ceil(tonumber(latest[2]) - tonumber(ARGV[4]))))
+    local ttlMs = math.max(1, math.ceil(tonumber(ARGV[3]) - tonumber(ARGV[4])))
+    local lengthened = redis.pcall("pexpire", key, ttlMs, "GT")
+    if type(lengthened) == "table" then
+      local latest = redis.call("zrange", key, -1, -1, "withscores")
+      redis.call("pexpire", key, math.max(1, math.ceil(tonumber(latest[2]) - tonumber(ARGV[4]))))
+    elseif lengthened == 0 then
+      redis.call("pexpire", key, ttlMs, "NX")
+    end
   else
     redis.call("zrem", key, ARGV[2])
   end
@@ -49,7 +59,8 @@ return 1
 const REGISTRATION_SPAN_MS = 30_000;
 
 /**
- * One acquire call's entry in `redlock:waiters:<resource>` on every node, for others to see who
+ * One acquire call's entry in `redlock:waiters:<resource>` on the nodes that wake waits (handoff.ts,
+ * wakeNodes: the first majority that can take commands), for others to see who
  * waits. Registered after the first failed attempt only (an uncontended acquire writes nothing),
  * renewed while the wait goes on, removed when the call ends however it ends. Commands go on each
  * node's connection in order, so a removal always follows its registration; none is awaited: a
@@ -153,7 +164,7 @@ export class WaiterEntry {
       this.wakeChannel = handoff.channel;
       this.member = this.memberText();
     }
-    for (const node of this.core.nodes) {
+    for (const node of wakeNodes(this.core.nodes)) {
       // A node with overdue commands gets no new ones (its queue stays bounded).
       if (node.unavailableReason()) continue;
       this.registeredOn.add(node);

@@ -200,3 +200,45 @@ describe("WAITERS_REMOVE_ONE does what WAITERS' removal does for one resource", 
     expect(await client.exists(waitersKey("res"))).toBe(0);
   });
 });
+
+describe("WAITERS' add keeps the set's TTL at its latest expiry", () => {
+  const key = waitersKey("res");
+  const add = (member: string, expiresAtMs: number, nowMs: number) =>
+    WAITERS.run(client, [key], ["add", member, expiresAtMs, nowMs]);
+  const calls = async (command: string) =>
+    Number(
+      new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await client.info("commandstats"))?.[1] ??
+        0,
+    );
+
+  it("sets it on a new set, lengthens it for a later expiry, never shortens it for an earlier one", async () => {
+    const nowMs = Date.now();
+    await add("first", nowMs + 20_000, nowMs);
+    expect(await client.pttl(key)).toBeGreaterThan(19_000);
+    expect(await client.pttl(key)).toBeLessThanOrEqual(20_000);
+    await add("later", nowMs + 40_000, nowMs);
+    expect(await client.pttl(key)).toBeGreaterThan(39_000);
+    await add("earlier", nowMs + 10_000, nowMs);
+    expect(await client.pttl(key)).toBeGreaterThan(39_000);
+    expect(await client.zrange(key, 0, -1)).toEqual(["earlier", "first", "later"]);
+  });
+
+  it("drops members that expired before now", async () => {
+    const nowMs = Date.now();
+    await client.zadd(key, nowMs - 1, "expired", nowMs + 5_000, "live");
+    await add("new", nowMs + 20_000, nowMs);
+    expect(await client.zrange(key, 0, -1)).toEqual(["live", "new"]);
+    expect(await client.pttl(key)).toBeGreaterThan(19_000);
+  });
+
+  it("adds to a listed set with one PEXPIRE (Redis 7: GT) and reads no score", async () => {
+    const nowMs = Date.now();
+    await add("first", nowMs + 20_000, nowMs);
+    await client.config("RESETSTAT");
+    await add("second", nowMs + 30_000, nowMs);
+    expect({ pexpire: await calls("pexpire"), zrange: await calls("zrange") }).toEqual({
+      pexpire: 1,
+      zrange: 0,
+    });
+  });
+});

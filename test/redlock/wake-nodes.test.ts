@@ -1,0 +1,176 @@
+/**
+ * Where the handoff spends its Redis commands: waits are listed, and releases wake them, on the
+ * first majority of the nodes that can take commands (handoff.ts, wakeNodes), not on every node;
+ * a paused node moves that majority on and the handoff still wakes at once. A lost attempt sends
+ * its clean-up only to the nodes that may hold its keys, not to those that refused after the
+ * attempt was decided. Counted with INFO commandstats on masters of this file's own.
+ */
+import { performance } from "node:perf_hooks";
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import Redlock, { type Client, waitersKey } from "@redlock-console/redlock";
+import { lockClients } from "../lock-clients";
+import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
+
+const { masters } = usePrivateMasters(5);
+let admins: Redis[];
+/** The library's clients of this project's kind (ioredis or node-redis), to the same masters. */
+let lockers: Client[];
+let paused: number[] = [];
+const NODE_TIMEOUT_MS = 150;
+
+beforeAll(async () => {
+  admins = connect(masters().urls);
+  lockers = await lockClients(admins);
+});
+beforeEach(async () => {
+  await Promise.all(admins.map((admin) => admin.config("RESETSTAT")));
+});
+afterEach(async () => {
+  for (const index of paused) masters().resume(index);
+  paused = [];
+  await sleep(50); // let stalled replies and their clean-up land before the next test
+});
+afterAll(() => disconnect(admins));
+
+type Settings = ConstructorParameters<typeof Redlock>[1];
+/** A holder or a contender that never waits, on the project's kind of client. */
+const shared = (settings: Settings) =>
+  new Redlock(lockers, { nodeTimeout: NODE_TIMEOUT_MS, ...settings });
+/**
+ * A waiting contender on ioredis connections of its own, as another process would have (quit
+ * closes them and its wake subscribers); only ioredis clients subscribe to wake channels.
+ */
+const own = (settings: Settings) =>
+  new Redlock(connect(masters().urls), { nodeTimeout: NODE_TIMEOUT_MS, ...settings });
+
+/** Calls of one command on each node since the test began (INFO commandstats). */
+async function callsOn(indexes: readonly number[], command: string): Promise<number[]> {
+  return Promise.all(
+    indexes.map(async (index) => {
+      const info = await admins[index]!.info("commandstats");
+      return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+    }),
+  );
+}
+
+const listedOn = async (resource: string, indexes: readonly number[]) =>
+  (await Promise.all(indexes.map((index) => admins[index]!.exists(waitersKey(resource))))).flatMap(
+    (exists, at) => (exists ? [indexes[at]!] : []),
+  );
+
+describe("the nodes that list and wake waits", () => {
+  it("lists the wait and wakes it from the first three nodes only; the other two only delete", async () => {
+    const resource = `test:wake-nodes:${randomUUID()}`;
+    const holder = shared({ retryCount: 0 });
+    const contender = own({ retryCount: 3, retryDelay: 10_000, retryJitter: 0 });
+    const lock = await holder.acquire([resource], 30_000);
+    const pending = contender.acquire([resource], 30_000);
+    await vi.waitFor(async () => {
+      const [member] = await admins[0]!.zrange(waitersKey(resource), 0, -1);
+      expect(member).toContain('"wake"');
+    });
+    expect(await listedOn(resource, [0, 1, 2, 3, 4])).toEqual([0, 1, 2]);
+    const releasedMono = performance.now();
+    await lock.release();
+    const next = await pending;
+    // Without the wake this takes 10 s (retryDelay).
+    expect(performance.now() - releasedMono).toBeLessThan(2_000);
+    await next.release();
+    await contender.quit();
+    expect(await callsOn([0, 1, 2, 3, 4], "publish")).toEqual([1, 1, 1, 0, 0]);
+    // The last two nodes never saw the waiters set: no listing, no lookup, no removal.
+    expect(await callsOn([3, 4], "zadd")).toEqual([0, 0]);
+    expect(await callsOn([3, 4], "zrangebyscore")).toEqual([0, 0]);
+    expect(await callsOn([3, 4], "zrem")).toEqual([0, 0]);
+    expect(await listedOn(resource, [0, 1, 2, 3, 4])).toEqual([]);
+  });
+
+  it("moves on past a paused node: the wait is listed on the next three and still woken at once", async () => {
+    const resource = `test:wake-nodes-paused:${randomUUID()}`;
+    const holder = shared({ retryCount: 0 });
+    const contenderClients = connect(masters().urls);
+    await Promise.all(contenderClients.map((client) => client.ping()));
+    const contender = new Redlock(contenderClients, {
+      nodeTimeout: NODE_TIMEOUT_MS,
+      retryCount: 3,
+      retryDelay: 10_000,
+      retryJitter: 0,
+    });
+    masters().pause(0);
+    paused.push(0);
+    // Node 0 went down before this contention: both instances have timed out on it (a command
+    // overdue there), so neither sends it more and both count nodes 1–3 as the first majority.
+    // (A wait whose first attempt is what meets the paused node is listed on nodes 0–2 and hears
+    // from two: it sleeps to its retry, as when a wake message is lost.)
+    for (const instance of [holder, contender]) {
+      const warmUp = await instance.acquire([`${resource}:warm-up`], 30_000);
+      await warmUp.attempts[0]; // every node answered or timed out
+      await warmUp.release();
+    }
+    expect(holder.nodeStates()[0]!.status).toBe("suspect");
+    expect(contender.nodeStates()[0]!.status).toBe("suspect");
+    const lock = await holder.acquire([resource], 30_000);
+    const pending = contender.acquire([resource], 30_000);
+    await vi.waitFor(async () => {
+      const [member] = await admins[1]!.zrange(waitersKey(resource), 0, -1);
+      expect(member).toContain('"wake"');
+    });
+    expect(await listedOn(resource, [1, 2, 3, 4])).toEqual([1, 2, 3]);
+    const releasedMono = performance.now();
+    await lock.release();
+    const next = await pending;
+    expect(performance.now() - releasedMono).toBeLessThan(2_000);
+    await next.release();
+    expect(await callsOn([1, 2, 3, 4], "publish")).toEqual([1, 1, 1, 0]);
+    // QUIT would wait on the paused node.
+    masters().resume(0);
+    paused = [];
+    await contender.quit();
+  });
+});
+
+describe("a lost attempt's clean-up", () => {
+  it("goes to no node that refused, even to those that refused after the attempt was decided", async () => {
+    const resource = `test:lost-cleanup:${randomUUID()}`;
+    const holder = shared({ retryCount: 0 });
+    const lock = await holder.acquire([resource], 30_000);
+    await lock.attempts[0];
+    await Promise.all(admins.map((admin) => admin.config("RESETSTAT")));
+    const contender = shared({ retryCount: 0, waiters: false, nodeTimeout: 2_000 });
+    // Nodes 3 and 4 answer late: the attempt is lost at the third refusal, before they refuse.
+    masters().pause(3);
+    masters().pause(4);
+    paused.push(3, 4);
+    const outcome = contender.acquire([resource], 30_000).catch((error: unknown) => error);
+    await sleep(200);
+    masters().resume(3);
+    masters().resume(4);
+    paused = [];
+    expect(await outcome).toBeInstanceOf(Error);
+    await sleep(100); // a clean-up chained after their replies would be out by now
+    expect(await callsOn([0, 1, 2, 3, 4], "set")).toEqual([1, 1, 1, 1, 1]);
+    expect(await callsOn([0, 1, 2, 3, 4], "evalsha")).toEqual([0, 0, 0, 0, 0]);
+    expect(await callsOn([0, 1, 2, 3, 4], "eval")).toEqual([0, 0, 0, 0, 0]);
+    await lock.release();
+  });
+
+  it("still releases the nodes that granted a lost attempt", async () => {
+    const resource = `test:lost-partial:${randomUUID()}`;
+    // Held by someone else on nodes 0–2 only: the attempt wins nodes 3 and 4 and loses.
+    await Promise.all(
+      [0, 1, 2].map((index) => admins[index]!.set(resource, "other", "PX", 30_000)),
+    );
+    const contender = shared({ retryCount: 0, waiters: false });
+    await expect(contender.acquire([resource], 30_000)).rejects.toThrow();
+    expect(await Promise.all(admins.map((admin) => admin.get(resource)))).toEqual([
+      "other",
+      "other",
+      "other",
+      null,
+      null,
+    ]);
+    await Promise.all(admins.map((admin) => admin.del(resource)));
+  });
+});
