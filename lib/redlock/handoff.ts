@@ -12,9 +12,9 @@ type Wake = () => void;
 /**
  * The nodes that list waiters and wake them: the first majority of the configured nodes that can
  * take commands now (topped up in order with the rest when fewer can). A waiter lists itself on
- * these only and each release wakes from these only, where before every node did: the handoff
- * bench spent ~16 fewer Redis commands per acquisition (bench/profile.ts handoff). A majority is
- * is what the wake needs: a woken wait retries once a majority released. When the waiter's and
+ * these only and each release wakes from these only, where before every node did (the handoff
+ * bench: ~16 fewer Redis commands per acquisition, bench/profile.ts handoff). A majority is what
+ * the wake needs: a woken wait retries once a majority released. When the waiter's and
  * the releaser's views of the nodes differ (a node just went down or came back), the wait hears
  * from too few and keeps its sleeping retry, as when a message is lost.
  */
@@ -91,8 +91,8 @@ const canSubscribe = (client: Client): client is Redis =>
  * Handoff to the next in line. A contender that lost an acquire lists itself in the resource's
  * waiters set (waiters.ts) with this instance's wake channel on the first majority of nodes
  * (wakeNodes); the release picks the longest-waiting live contender on each of those nodes and
- * publishes its wait id there, so the lock passes in about one
- * round trip, in arrival order, and nobody else is woken. The woken wait retries once a majority of
+ * publishes its wait id there, so the lock passes in about one round trip, in arrival order, and
+ * nobody else is woken. The woken wait retries once a majority of
  * nodes handed it the resource. A lost message, a dead waiter or a node that cannot publish cost
  * at most the sleeping retry (`retryDelay ± retryJitter`) that every wait keeps as its fallback.
  * Cluster and node-redis clients just sleep.
