@@ -146,8 +146,15 @@ export class WaiterEntry {
     const retriesLeft = retryCount === -1 ? Infinity : retryCount - this.failedAttempts + 1;
     if (retriesLeft <= 0) return;
     const nowMs = Date.now();
-    // Renew only when the entry could lapse before the next failed attempt comes round.
-    if (this.registeredUntil - nowMs > 2 * this.retryMs) return;
+    const wakeOn = wakeNodes(this.core.nodes);
+    // Renew only when the entry could lapse before the next failed attempt comes round; until
+    // then, list it only on a node that has become one of the wake nodes since (another went down
+    // or came back), so releases that wake from there find it again.
+    if (this.registeredUntil - nowMs > 2 * this.retryMs) {
+      for (const node of wakeOn)
+        if (!this.registeredOn.has(node) && !node.unavailableReason()) this.add(node, nowMs);
+      return;
+    }
     const spanMs = Math.min(
       retriesLeft * this.retryMs,
       Math.max(REGISTRATION_SPAN_MS, 4 * this.retryMs),
@@ -164,12 +171,13 @@ export class WaiterEntry {
       this.wakeChannel = handoff.channel;
       this.member = this.memberText();
     }
-    for (const node of wakeNodes(this.core.nodes)) {
-      // A node with overdue commands gets no new ones (its queue stays bounded).
-      if (node.unavailableReason()) continue;
-      this.registeredOn.add(node);
-      this.send(node, ["add", this.member, this.registeredUntil, nowMs]);
-    }
+    // A node with overdue commands gets no new ones (its queue stays bounded).
+    for (const node of wakeOn) if (!node.unavailableReason()) this.add(node, nowMs);
+  }
+
+  private add(node: RedlockNode, nowMs: number): void {
+    this.registeredOn.add(node);
+    this.send(node, ["add", this.member, this.registeredUntil, nowMs]);
   }
 
   /** When the acquire call ends (acquired, gave up, aborted): removes the entry where it was sent. */

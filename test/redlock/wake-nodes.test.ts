@@ -102,8 +102,8 @@ describe("the nodes that list and wake waits", () => {
     paused.push(0);
     // Node 0 went down before this contention: both instances have timed out on it (a command
     // overdue there), so neither sends it more and both count nodes 1–3 as the first majority.
-    // (A wait whose first attempt is what meets the paused node is listed on nodes 0–2 and hears
-    // from two: it sleeps to its retry, as when a wake message is lost.)
+    // (A wait whose first attempt meets the paused node is listed once that attempt's clean-up
+    // has waited nodeTimeout for node 0, which is overdue by then: also nodes 1–3.)
     for (const instance of [holder, contender]) {
       const warmUp = await instance.acquire([`${resource}:warm-up`], 30_000);
       await warmUp.attempts[0]; // every node answered or timed out
@@ -125,6 +125,36 @@ describe("the nodes that list and wake waits", () => {
     await next.release();
     expect(await callsOn([1, 2, 3, 4], "publish")).toEqual([1, 1, 1, 0]);
     // QUIT would wait on the paused node.
+    masters().resume(0);
+    paused = [];
+    await contender.quit();
+  });
+
+  it("lists a waiting contender on the next node once a node it was listed on goes down", async () => {
+    const resource = `test:wake-nodes-moved:${randomUUID()}`;
+    const holder = shared({ retryCount: 0 });
+    const contender = own({ retryCount: 5, retryDelay: 1_500, retryJitter: 0 });
+    const lock = await holder.acquire([resource], 30_000);
+    const pending = contender.acquire([resource], 30_000);
+    await vi.waitFor(async () => expect(await listedOn(resource, [0, 1, 2])).toEqual([0, 1, 2]));
+    masters().pause(0);
+    paused.push(0);
+    // The holder learns node 0 is down (a command of its own overdue there): it wakes from 1–3.
+    const probe = await holder.acquire([`${resource}:probe`], 30_000);
+    await probe.attempts[0];
+    await probe.release();
+    // The contender's next failed attempt (1.5 s after its first) times out on node 0 and lists it
+    // on node 3 too, so that release reaches it on three nodes.
+    await vi.waitFor(
+      async () => expect(await listedOn(resource, [1, 2, 3, 4])).toEqual([1, 2, 3]),
+      { timeout: 5_000, interval: 50 },
+    );
+    const releasedMono = performance.now();
+    await lock.release();
+    const next = await pending;
+    // Woken, not its next retry 1.5 s away.
+    expect(performance.now() - releasedMono).toBeLessThan(1_000);
+    await next.release();
     masters().resume(0);
     paused = [];
     await contender.quit();
