@@ -29,11 +29,14 @@ export interface AcquireOutcome {
 export interface LockAdapter {
   acquire(resource: string, ttlMs: number): Promise<AcquireOutcome>;
   release(handle: unknown): Promise<void>;
+  /** The library's quit(): closes its clients and anything it opened (our wake subscribers). */
+  quit(): Promise<void>;
 }
 
 interface RedlockLike {
   acquire(resources: string[], ttlMs: number): Promise<{ attempts: ReadonlyArray<unknown> }>;
   release(lock: never): Promise<unknown>;
+  quit(): Promise<void>;
 }
 
 const attemptsOf = (error: unknown): number | undefined => {
@@ -59,6 +62,7 @@ function adapt(redlock: RedlockLike): LockAdapter {
         if (attemptsOf(error) === undefined) throw error;
       });
     },
+    quit: () => redlock.quit(),
   };
 }
 

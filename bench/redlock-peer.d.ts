@@ -17,5 +17,6 @@ declare module "redlock" {
     );
     acquire(resources: string[], duration: number): Promise<Lock>;
     release(lock: Lock): Promise<unknown>;
+    quit(): Promise<void>;
   }
 }

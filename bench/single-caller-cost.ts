@@ -109,12 +109,31 @@ const PEER_RELEASE = defineScript<readonly [string], number>(`
 
 const OWNER_JSON = JSON.stringify({ host: "bench", pid: "1", service: "billing" });
 
-/** Sends `script` to every client, resolves at the third reply (as a quorum of five would). */
-function atQuorum(clients: Redis[], script: Script, keys: string[], args: (string | number)[]) {
+interface Call {
+  keys: string[];
+  args: (string | number)[];
+}
+
+/**
+ * Sends `script` to every client (with `quiet`'s keys and args to the last two, as the library's
+ * release wakes waiters from the first three only), resolves at the third reply (as a quorum of
+ * five would).
+ */
+function atQuorum(
+  clients: Redis[],
+  script: Script,
+  keys: string[],
+  args: (string | number)[],
+  quiet?: Call,
+) {
   return new Promise<void>((resolve) => {
     let replies = 0;
-    for (const client of clients)
-      void script.run(client, keys, args).then(() => {
+    for (const [index, client] of clients.entries())
+      void (
+        quiet && index >= 3
+          ? script.run(client, quiet.keys, quiet.args)
+          : script.run(client, keys, args)
+      ).then(() => {
         replies += 1;
         if (replies === 3) resolve();
       });
@@ -144,24 +163,23 @@ function bareClient(clients: Redis[], scripts: ScriptSet): LockAdapter {
       const value = encodeValue(token, owner, Date.now(), ttlMs);
       const acquireScript = scripts.endsWith("EVALSHA") ? ACQUIRE_ONE_SCRIPT : ACQUIRE_ONE;
       await atQuorum(clients, acquireScript, [resource], [value, ttlMs]);
-      // As the library at its defaults releases: waking the next waiter (none here) from the waiters set.
+      // As the library at its defaults releases: waking the next waiter (none here) from the
+      // waiters set on the first three nodes, a plain compare-and-delete on the other two.
       return {
         handle: {
           script: RELEASE_ONE,
           keys: [resource, waitersKey(resource)],
           args: [value, 1, Date.now()],
+          quiet: { keys: [resource], args: [value, 0, Date.now()] },
         },
         attempts: 1,
       };
     },
     async release(handle) {
-      const { script, keys, args } = handle as {
-        script?: Script;
-        keys: string[];
-        args: (string | number)[];
-      };
-      await atQuorum(clients, script ?? PEER_RELEASE, keys, args);
+      const { script, keys, args, quiet } = handle as Call & { script?: Script; quiet?: Call };
+      await atQuorum(clients, script ?? PEER_RELEASE, keys, args, quiet);
     },
+    quit: async () => closeClients(clients),
   };
 }
 

@@ -101,6 +101,9 @@ export async function contended(
       handoffP99Ms: percentile(handoffsMs, 99),
     };
   } finally {
+    // quit(), not only the clients: our contenders' wake subscribers would keep reconnecting
+    // (and the process alive) once the masters stop.
+    await Promise.all(adapters.map((adapter) => adapter.quit().catch(() => undefined)));
     clientSets.forEach(closeClients);
   }
 }
