@@ -56,3 +56,17 @@ export async function disconnect(clients: Redis[]): Promise<void> {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Indexes (ascending) of the nodes that list and wake waits while all are up: the first majority
+ * of `clients` in address order (lib/redlock/handoff.ts, wakeNodes).
+ */
+export function wakeIndexes(clients: readonly Redis[]): number[] {
+  const addressOf = ({ options }: Redis) => `${options.host}:${options.port}`;
+  return clients
+    .map((client, index) => ({ address: addressOf(client), index }))
+    .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
+    .slice(0, Math.floor(clients.length / 2) + 1)
+    .map(({ index }) => index)
+    .sort((a, b) => a - b);
+}

@@ -9,20 +9,38 @@ export const WAKE_CHANNEL_PREFIX = "redlock:wake:";
 
 type Wake = () => void;
 
+/** Each node list in address order, sorted once (see wakeNodes). */
+const inAddressOrder = new WeakMap<readonly RedlockNode[], readonly RedlockNode[]>();
+
+function addressOrder(nodes: readonly RedlockNode[]): readonly RedlockNode[] {
+  let ordered = inAddressOrder.get(nodes);
+  if (!ordered) {
+    ordered = [...nodes].sort((a, b) =>
+      a.address < b.address ? -1 : a.address > b.address ? 1 : 0,
+    );
+    inAddressOrder.set(nodes, ordered);
+  }
+  return ordered;
+}
+
 /**
- * The nodes that list waiters and wake them: the first majority of the configured nodes that can
- * take commands now (topped up in order with the rest when fewer can). A waiter lists itself on
- * these only and each release wakes from these only, where before every node did (the handoff
- * bench: ~16 fewer Redis commands per acquisition, bench/profile.ts handoff). A majority is what
- * the wake needs: a woken wait retries once a majority released. When the waiter's and
- * the releaser's views of the nodes differ (a node just went down or came back), the wait hears
- * from too few and keeps its sleeping retry, as when a message is lost.
+ * The nodes that list waiters and wake them: the first majority, in address order (`host:port`),
+ * of the nodes that can take commands now, topped up in that order with the rest when fewer can.
+ * Address order, not configuration order: processes that list the same nodes in different orders
+ * still pick the same ones. A waiter lists itself on these only and each release wakes from these
+ * only, where before every node did (the handoff bench: ~16 fewer Redis commands per acquisition,
+ * bench/profile.ts handoff). A majority is what the wake needs: a woken wait retries once a
+ * majority released. When the waiter's and the releaser's views differ (a node just went down or
+ * came back, or is named differently), the wait hears from too few and keeps its sleeping retry,
+ * as when a message is lost, until its next failed attempt lists it where the wakes now come from.
  */
 export function wakeNodes(nodes: readonly RedlockNode[]): ReadonlySet<RedlockNode> {
   const needed = quorumSize(nodes.length);
+  const ordered = addressOrder(nodes);
   const chosen = new Set<RedlockNode>();
-  for (const node of nodes) if (chosen.size < needed && !node.unavailableReason()) chosen.add(node);
-  for (const node of nodes) if (chosen.size < needed) chosen.add(node);
+  for (const node of ordered)
+    if (chosen.size < needed && !node.unavailableReason()) chosen.add(node);
+  for (const node of ordered) if (chosen.size < needed) chosen.add(node);
   return chosen;
 }
 

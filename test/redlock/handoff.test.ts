@@ -11,7 +11,7 @@ import { performance } from "node:perf_hooks";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import Redlock, { waitersKey } from "@redlock-console/redlock";
-import { connect, disconnect, sharedUrls, sleep } from "../masters";
+import { connect, disconnect, sharedUrls, sleep, wakeIndexes } from "../masters";
 
 let clients: Redis[];
 let admins: Redis[];
@@ -32,9 +32,9 @@ afterAll(async () => {
 const own = (settings: ConstructorParameters<typeof Redlock>[1]) =>
   new Redlock(connect(sharedUrls()), settings);
 
-/** The waiters listed for a resource on node 1 (JSON members). */
+/** The waiters listed for a resource on the first node that lists waits (JSON members). */
 const listed = async (resource: string) =>
-  (await admins[0]!.zrange(waitersKey(resource), 0, -1)).map(
+  (await admins[wakeIndexes(admins)[0]!]!.zrange(waitersKey(resource), 0, -1)).map(
     (member) => JSON.parse(member) as { id: string; since: number; wake?: string },
   );
 

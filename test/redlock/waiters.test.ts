@@ -13,15 +13,18 @@ import Redlock, {
   type WaiterInfo,
 } from "@redlock-console/redlock";
 import { lockClients } from "../lock-clients";
-import { connect, disconnect, sharedUrls, sleep } from "../masters";
+import { connect, disconnect, sharedUrls, sleep, wakeIndexes } from "../masters";
 
 let clients: Redis[];
+/** All five up: the first three nodes in address order list the waits. */
+let listingNodes: number[];
 let lockers: Client[];
 let holder: Redlock;
 const name = (label: string) => `test:waiters:${randomUUID()}:${label}`;
 
 beforeAll(async () => {
   clients = connect(sharedUrls());
+  listingNodes = wakeIndexes(clients);
   lockers = await lockClients(clients);
   holder = new Redlock(lockers, { retryCount: 0, owner: { service: "holder" } });
 });
@@ -52,9 +55,6 @@ const listedOn = async (resource: string) =>
     (exists, index) => (exists ? [index] : []),
   );
 
-/** All five up: the first three nodes in configuration order list the waits. */
-const WAKE_NODES = [0, 1, 2];
-
 describe("waiters", () => {
   it("lists a retrying contender with its labels and since, and drops it once it acquires", async () => {
     const resource = name("acquires");
@@ -76,7 +76,7 @@ describe("waiters", () => {
     expect(waiter!.since).toBeGreaterThanOrEqual(startMs);
     expect(waiter!.since).toBeLessThanOrEqual(Date.now());
     expect(waiter!.expiresAt).toBeGreaterThan(Date.now());
-    expect(await listedOn(resource)).toEqual(WAKE_NODES);
+    expect(await listedOn(resource)).toEqual(listingNodes);
     // The holder still shows as the owner; the waiter does not take its place.
     expect((await holder.inspect([resource]))[0]!.owner?.labels.service).toBe("holder");
     await held.release();
@@ -108,8 +108,8 @@ describe("waiters", () => {
       (waiters) => waiters.length === 1,
     );
     expect(waiter!.expiresAt - waiter!.since).toBeLessThanOrEqual(8 * 240 + 100);
-    expect(await listedOn(resource)).toEqual(WAKE_NODES);
-    for (const index of WAKE_NODES) {
+    expect(await listedOn(resource)).toEqual(listingNodes);
+    for (const index of listingNodes) {
       const ttlMs = await clients[index]!.pttl(waitersKey(resource));
       expect(ttlMs).toBeGreaterThan(0);
       expect(ttlMs).toBeLessThanOrEqual(8 * 240);
@@ -155,12 +155,12 @@ describe("waiters", () => {
     const outcome = contender.acquire([resource], 5_000).catch((error: unknown) => error);
     await eventually(
       () => keyCount(resource),
-      (count) => count === WAKE_NODES.length,
+      (count) => count === listingNodes.length,
     );
     // Its connections drop at once: the removal can never be sent.
     ownClients.forEach((client) => client.disconnect());
     expect(await outcome).toBeInstanceOf(ExecutionError);
-    expect(await listedOn(resource)).toEqual(WAKE_NODES);
+    expect(await listedOn(resource)).toEqual(listingNodes);
     // The outcome came ≥ 600 ms after the registration, so the entry is gone 600 ms (+100) later.
     await sleep(700);
     expect(await keyCount(resource)).toBe(0);

@@ -1,7 +1,8 @@
 /**
  * Where the handoff spends its Redis commands: waits are listed, and releases wake them, on the
- * first majority of the nodes that can take commands (handoff.ts, wakeNodes), not on every node;
- * a paused node moves that majority on and the handoff still wakes at once. A lost attempt sends
+ * first majority, in address order, of the nodes that can take commands (handoff.ts, wakeNodes),
+ * not on every node, whatever order each instance lists them in; a paused node moves that majority
+ * on and the handoff still wakes at once. A lost attempt sends
  * its clean-up only to the nodes that may hold its keys, not to those that refused after the
  * attempt was decided. Counted with INFO commandstats on masters of this file's own.
  */
@@ -14,6 +15,8 @@ import { lockClients } from "../lock-clients";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 
 const { masters } = usePrivateMasters(5);
+/** The masters' URLs in address order: node i below is the i-th that wakeNodes considers. */
+let urls: string[];
 let admins: Redis[];
 /** The library's clients of this project's kind (ioredis or node-redis), to the same masters. */
 let lockers: Client[];
@@ -21,15 +24,25 @@ let paused: number[] = [];
 const NODE_TIMEOUT_MS = 150;
 
 beforeAll(async () => {
-  admins = connect(masters().urls);
+  urls = [...masters().urls].sort();
+  admins = connect(urls);
   lockers = await lockClients(admins);
 });
 beforeEach(async () => {
   await Promise.all(admins.map((admin) => admin.config("RESETSTAT")));
 });
-afterEach(async () => {
+/** SIGSTOP (SIGCONT) node i of `urls`. */
+const pause = (node: number) => {
+  const index = masters().urls.indexOf(urls[node]!);
+  masters().pause(index);
+  paused.push(index);
+};
+const resumeAll = () => {
   for (const index of paused) masters().resume(index);
   paused = [];
+};
+afterEach(async () => {
+  resumeAll();
   await sleep(50); // let stalled replies and their clean-up land before the next test
 });
 afterAll(() => disconnect(admins));
@@ -42,8 +55,8 @@ const shared = (settings: Settings) =>
  * A waiting contender on ioredis connections of its own, as another process would have (quit
  * closes them and its wake subscribers); only ioredis clients subscribe to wake channels.
  */
-const own = (settings: Settings) =>
-  new Redlock(connect(masters().urls), { nodeTimeout: NODE_TIMEOUT_MS, ...settings });
+const own = (settings: Settings, nodeUrls = urls) =>
+  new Redlock(connect(nodeUrls), { nodeTimeout: NODE_TIMEOUT_MS, ...settings });
 
 /** Calls of one command on each node since the test began (INFO commandstats). */
 async function callsOn(indexes: readonly number[], command: string): Promise<number[]> {
@@ -61,7 +74,7 @@ const listedOn = async (resource: string, indexes: readonly number[]) =>
   );
 
 describe("the nodes that list and wake waits", () => {
-  it("lists the wait and wakes it from the first three nodes only; the other two only delete", async () => {
+  it("lists the wait and wakes it from the first three nodes in address order only; the other two only delete", async () => {
     const resource = `test:wake-nodes:${randomUUID()}`;
     const holder = shared({ retryCount: 0 });
     const contender = own({ retryCount: 3, retryDelay: 10_000, retryJitter: 0 });
@@ -87,10 +100,34 @@ describe("the nodes that list and wake waits", () => {
     expect(await listedOn(resource, [0, 1, 2, 3, 4])).toEqual([]);
   });
 
+  it("picks the same three for an instance that lists the nodes in another order", async () => {
+    const resource = `test:wake-nodes-order:${randomUUID()}`;
+    const holder = shared({ retryCount: 0 });
+    // Listed in reverse (as another service's configuration might): the wake nodes do not change.
+    const contender = own(
+      { retryCount: 3, retryDelay: 10_000, retryJitter: 0 },
+      [...urls].reverse(),
+    );
+    const lock = await holder.acquire([resource], 30_000);
+    const pending = contender.acquire([resource], 30_000);
+    await vi.waitFor(async () => {
+      const [member] = await admins[0]!.zrange(waitersKey(resource), 0, -1);
+      expect(member).toContain('"wake"');
+    });
+    expect(await listedOn(resource, [0, 1, 2, 3, 4])).toEqual([0, 1, 2]);
+    const releasedMono = performance.now();
+    await lock.release();
+    const next = await pending;
+    expect(performance.now() - releasedMono).toBeLessThan(2_000);
+    await next.release();
+    expect(await callsOn([0, 1, 2, 3, 4], "publish")).toEqual([1, 1, 1, 0, 0]);
+    await contender.quit();
+  });
+
   it("moves on past a paused node: the wait is listed on the next three and still woken at once", async () => {
     const resource = `test:wake-nodes-paused:${randomUUID()}`;
     const holder = shared({ retryCount: 0 });
-    const contenderClients = connect(masters().urls);
+    const contenderClients = connect(urls);
     await Promise.all(contenderClients.map((client) => client.ping()));
     const contender = new Redlock(contenderClients, {
       nodeTimeout: NODE_TIMEOUT_MS,
@@ -98,8 +135,7 @@ describe("the nodes that list and wake waits", () => {
       retryDelay: 10_000,
       retryJitter: 0,
     });
-    masters().pause(0);
-    paused.push(0);
+    pause(0);
     // Node 0 went down before this contention: both instances have timed out on it (a command
     // overdue there), so neither sends it more and both count nodes 1–3 as the first majority.
     // (A wait whose first attempt meets the paused node is listed once that attempt's clean-up
@@ -125,8 +161,7 @@ describe("the nodes that list and wake waits", () => {
     await next.release();
     expect(await callsOn([1, 2, 3, 4], "publish")).toEqual([1, 1, 1, 0]);
     // QUIT would wait on the paused node.
-    masters().resume(0);
-    paused = [];
+    resumeAll();
     await contender.quit();
   });
 
@@ -137,8 +172,7 @@ describe("the nodes that list and wake waits", () => {
     const lock = await holder.acquire([resource], 30_000);
     const pending = contender.acquire([resource], 30_000);
     await vi.waitFor(async () => expect(await listedOn(resource, [0, 1, 2])).toEqual([0, 1, 2]));
-    masters().pause(0);
-    paused.push(0);
+    pause(0);
     // The holder learns node 0 is down (a command of its own overdue there): it wakes from 1–3.
     const probe = await holder.acquire([`${resource}:probe`], 30_000);
     await probe.attempts[0];
@@ -155,8 +189,7 @@ describe("the nodes that list and wake waits", () => {
     // Woken, not its next retry 1.5 s away.
     expect(performance.now() - releasedMono).toBeLessThan(1_000);
     await next.release();
-    masters().resume(0);
-    paused = [];
+    resumeAll();
     await contender.quit();
   });
 });
@@ -170,14 +203,11 @@ describe("a lost attempt's clean-up", () => {
     await Promise.all(admins.map((admin) => admin.config("RESETSTAT")));
     const contender = shared({ retryCount: 0, waiters: false, nodeTimeout: 2_000 });
     // Nodes 3 and 4 answer late: the attempt is lost at the third refusal, before they refuse.
-    masters().pause(3);
-    masters().pause(4);
-    paused.push(3, 4);
+    pause(3);
+    pause(4);
     const outcome = contender.acquire([resource], 30_000).catch((error: unknown) => error);
     await sleep(200);
-    masters().resume(3);
-    masters().resume(4);
-    paused = [];
+    resumeAll();
     expect(await outcome).toBeInstanceOf(Error);
     await sleep(100); // a clean-up chained after their replies would be out by now
     expect(await callsOn([0, 1, 2, 3, 4], "set")).toEqual([1, 1, 1, 1, 1]);
