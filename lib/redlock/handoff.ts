@@ -29,10 +29,11 @@ function addressOrder(nodes: readonly RedlockNode[]): readonly RedlockNode[] {
  * Address order, not configuration order: processes that list the same nodes in different orders
  * still pick the same ones. A waiter lists itself on these only and each release wakes from these
  * only, where before every node did (the handoff bench: ~16 fewer Redis commands per acquisition,
- * bench/profile.ts handoff). A majority is what the wake needs: a woken wait retries once a
- * majority released. When the waiter's and the releaser's views differ (a node just went down or
- * came back, or is named differently), the wait hears from too few and keeps its sleeping retry,
- * as when a message is lost, until its next failed attempt lists it where the wakes now come from.
+ * bench/profile.ts handoff). A woken wait retries once all but one of them released (ReleaseWaiter),
+ * so one slow, paused or differently seen wake node does not cost the handoff. When the waiter's
+ * and the releaser's views differ by more (nodes just went down or came back, or are named
+ * differently), the wait hears from too few and keeps its sleeping retry, as when a message is
+ * lost, until its next failed attempt lists it where the wakes now come from.
  */
 export function wakeNodes(nodes: readonly RedlockNode[]): ReadonlySet<RedlockNode> {
   const needed = quorumSize(nodes.length);
@@ -57,6 +58,8 @@ class NodeSubscriber {
   private subscriber: Redis | undefined;
   /** Resolves once the channel is subscribed: only then is a waiter listed with it. */
   private subscribed: Promise<boolean> | undefined;
+  /** True once the subscription was confirmed (and until close). */
+  confirmed = false;
 
   constructor(
     private readonly client: Redis,
@@ -73,7 +76,7 @@ class NodeSubscriber {
     subscriber.on("message", (_channel: string, waitId: string) => this.deliver(waitId));
     this.subscriber = subscriber;
     this.subscribed = subscriber.subscribe(this.channel).then(
-      () => true,
+      () => (this.confirmed = true),
       () => {
         // Not subscribed (an ACL without channels, a node down): try again at the next contention.
         this.subscribed = undefined;
@@ -88,6 +91,7 @@ class NodeSubscriber {
     this.subscriber?.disconnect();
     this.subscriber = undefined;
     this.subscribed = undefined;
+    this.confirmed = false;
   }
 }
 
@@ -110,58 +114,66 @@ const canSubscribe = (client: Client): client is Redis =>
  * waiters set (waiters.ts) with this instance's wake channel on the first majority of nodes
  * (wakeNodes); the release picks the longest-waiting live contender on each of those nodes and
  * publishes its wait id there, so the lock passes in about one round trip, in arrival order, and
- * nobody else is woken. The woken wait retries once a majority of
- * nodes handed it the resource. A lost message, a dead waiter or a node that cannot publish cost
+ * nobody else is woken. The woken wait retries once all but one of the wake nodes handed it the
+ * resource. A lost message, a dead waiter or a node that cannot publish cost
  * at most the sleeping retry (`retryDelay ± retryJitter`) that every wait keeps as its fallback.
  * Cluster and node-redis clients just sleep.
  */
 export class ReleaseWaiter {
   /** This instance's wake channel. */
   readonly channel = `${WAKE_CHANNEL_PREFIX}${randomBytes(8).toString("hex")}`;
-  private readonly subscribers: NodeSubscriber[];
-  /** Nodes that must hand the resource over: waking at the first would retry into the rest's keys. */
+  /** One per client that can subscribe, by the client as the caller gave it (RedlockNode.client). */
+  private readonly subscribers: Map<Client, NodeSubscriber>;
+  /**
+   * Wake messages a wait needs: all but one of the wake nodes (two of three for five nodes), so one
+   * slow or paused wake node, or one the releaser saw down and the waiter did not, does not cost
+   * the handoff. Not the first: the retry would run into keys not deleted yet. After the second,
+   * the retry's SETs leave a hop after two releases ran; the others were sent with them and have
+   * almost always landed (a retry that still meets a key fails, cleans up and waits again: safe).
+   */
   private readonly needed: number;
   private readonly waits = new Map<string, Wake>();
-  /** True once a majority of nodes confirmed the subscription: waits are listed with the channel. */
-  isReady = false;
 
   constructor(clients: readonly Client[]) {
     const deliver = (waitId: string) => this.waits.get(waitId)?.();
-    this.subscribers = clients
-      .filter(canSubscribe)
-      .map((client) => new NodeSubscriber(client, this.channel, deliver));
-    this.needed = quorumSize(clients.length);
+    this.subscribers = new Map(
+      clients
+        .filter(canSubscribe)
+        .map((client) => [client, new NodeSubscriber(client, this.channel, deliver)]),
+    );
+    this.needed = Math.max(1, quorumSize(clients.length) - 1);
+  }
+
+  /** Whether the channel is subscribed on every one of `nodes` now (the wake nodes). */
+  listensOn(nodes: Iterable<RedlockNode>): boolean {
+    for (const node of nodes) if (!this.subscribers.get(node.client)?.confirmed) return false;
+    return true;
   }
 
   /**
-   * Whether waits can be woken: a majority of nodes have the channel subscribed. Starts subscribing
-   * at the first call; until it resolves true a waiter is listed without the channel (and sleeps).
+   * Whether waits can be woken from `nodes` (the wake nodes): true once the channel is subscribed
+   * on every one of them, false when one cannot subscribe or has not within READY_TIMEOUT_MS (a
+   * node down: the wait sleeps this once and asks again next time). Every wake node must be: a
+   * release on one without the subscription publishes to nobody and drops the waiter as gone.
+   * Starts subscribing on every node at the first call, so a node that becomes a wake node later
+   * (another went down) is ready too. Until it resolves true a waiter is listed without the channel.
    */
-  ready(): Promise<boolean> {
-    if (this.subscribers.length < this.needed) return Promise.resolve(false);
+  ready(nodes: Iterable<RedlockNode>): Promise<boolean> {
+    for (const subscriber of this.subscribers.values()) void subscriber.ready();
+    const wanted = [...nodes].map((node) => this.subscribers.get(node.client));
+    if (wanted.some((subscriber) => subscriber === undefined)) return Promise.resolve(false);
     return new Promise((resolve) => {
-      let subscribed = 0;
-      let failed = 0;
-      // A node that is down never confirms: the wait sleeps this once, and asks again next time.
       const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
-      for (const subscriber of this.subscribers) {
-        void subscriber.ready().then((ok) => {
-          if (ok) subscribed += 1;
-          else failed += 1;
-          if (subscribed === this.needed) {
-            this.isReady = true;
-            resolve(true);
-          }
-          if (this.subscribers.length - failed < this.needed) resolve(false);
-          if (subscribed + failed === this.subscribers.length) clearTimeout(timer);
-        });
-      }
+      void Promise.all(wanted.map((subscriber) => subscriber!.ready())).then((subscribed) => {
+        clearTimeout(timer);
+        resolve(subscribed.every(Boolean));
+      });
     });
   }
 
   /**
-   * Resolves after `delayMs`, or as soon as a majority of nodes handed the wait `waitId` its
-   * resource, or rejects when `signal` aborts.
+   * Resolves after `delayMs`, or as soon as all but one of the wake nodes handed the wait `waitId`
+   * its resource, or rejects when `signal` aborts.
    */
   wait(waitId: string, delayMs: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -186,6 +198,6 @@ export class ReleaseWaiter {
 
   /** Drops every subscriber connection (Redlock.quit). */
   close(): void {
-    for (const subscriber of this.subscribers) subscriber.close();
+    for (const subscriber of this.subscribers.values()) subscriber.close();
   }
 }

@@ -119,7 +119,7 @@ export class WaiterEntry {
     if (this.wakeChannel === undefined && !this.subscribing) {
       // Never waits for the subscriptions (a node may be down): listed with the channel once they are.
       this.subscribing = true;
-      void handoff.ready().then((ready) => {
+      void handoff.ready(wakeNodes(this.core.nodes)).then((ready) => {
         this.subscribing = false;
         if (ready && !this.left) this.listWithChannel(handoff.channel);
       });
@@ -164,7 +164,7 @@ export class WaiterEntry {
     if (
       this.registeredOn.size === 0 &&
       this.wakeChannel === undefined &&
-      handoff?.isReady &&
+      handoff?.listensOn(wakeOn) &&
       this.settings.wakeOnRelease
     ) {
       // This instance already listens: listed with its channel from the start.
