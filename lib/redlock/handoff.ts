@@ -9,22 +9,34 @@ export const WAKE_CHANNEL_PREFIX = "redlock:wake:";
 
 type Wake = () => void;
 
-/** Each node list in address order, sorted once (see wakeNodes). */
-const inAddressOrder = new WeakMap<readonly RedlockNode[], readonly RedlockNode[]>();
+/** The two halves of a node list (see wakeNodes). */
+export interface WakeSplit {
+  readonly waking: ReadonlySet<RedlockNode>;
+  readonly quiet: ReadonlySet<RedlockNode>;
+}
 
-function addressOrder(nodes: readonly RedlockNode[]): readonly RedlockNode[] {
-  let ordered = inAddressOrder.get(nodes);
-  if (!ordered) {
-    ordered = [...nodes].sort((a, b) =>
-      a.address < b.address ? -1 : a.address > b.address ? 1 : 0,
-    );
-    inAddressOrder.set(nodes, ordered);
-  }
-  return ordered;
+/** Per node list: its address order and its split while every node takes commands, made once. */
+const splits = new WeakMap<
+  readonly RedlockNode[],
+  { ordered: readonly RedlockNode[]; allUp: WakeSplit }
+>();
+
+function split(
+  nodes: readonly RedlockNode[],
+  ordered: readonly RedlockNode[],
+  up: boolean,
+): WakeSplit {
+  const needed = quorumSize(nodes.length);
+  const waking = new Set<RedlockNode>();
+  for (const node of ordered)
+    if (waking.size < needed && (!up || !node.unavailableReason())) waking.add(node);
+  for (const node of ordered) if (waking.size < needed) waking.add(node);
+  return { waking, quiet: new Set(nodes.filter((node) => !waking.has(node))) };
 }
 
 /**
- * The nodes that list waiters and wake them: the first majority, in address order (`host:port`),
+ * The nodes that list waiters and wake them (`waking`), and the rest (`quiet`, whose releases only
+ * delete): the first majority, in address order (`host:port`),
  * of the nodes that can take commands now, topped up in that order with the rest when fewer can.
  * Address order, not configuration order: processes that list the same nodes in different orders
  * still pick the same ones. A waiter lists itself on these only and each release wakes from these
@@ -35,14 +47,18 @@ function addressOrder(nodes: readonly RedlockNode[]): readonly RedlockNode[] {
  * differently), the wait hears from too few and keeps its sleeping retry, as when a message is
  * lost, until its next failed attempt lists it where the wakes now come from.
  */
-export function wakeNodes(nodes: readonly RedlockNode[]): ReadonlySet<RedlockNode> {
-  const needed = quorumSize(nodes.length);
-  const ordered = addressOrder(nodes);
-  const chosen = new Set<RedlockNode>();
-  for (const node of ordered)
-    if (chosen.size < needed && !node.unavailableReason()) chosen.add(node);
-  for (const node of ordered) if (chosen.size < needed) chosen.add(node);
-  return chosen;
+export function wakeNodes(nodes: readonly RedlockNode[]): WakeSplit {
+  let known = splits.get(nodes);
+  if (!known) {
+    const ordered = [...nodes].sort((a, b) =>
+      a.address < b.address ? -1 : a.address > b.address ? 1 : 0,
+    );
+    known = { ordered, allUp: split(nodes, ordered, false) };
+    splits.set(nodes, known);
+  }
+  // The common case, every node up, allocates nothing (release() asks on every call).
+  if (nodes.every((node) => !node.unavailableReason())) return known.allUp;
+  return split(nodes, known.ordered, true);
 }
 
 /** How long the first contended wait of an instance waits for its subscriptions, at most. */

@@ -122,15 +122,11 @@ export async function release(
   // Wake the contenders waiting on these resources from the nodes that list them; the other
   // nodes, and a failed attempt's clean-up, only delete.
   const { script, keys, args } = releaseCommand(resources, value, true);
-  const waking = wakeNodes(core.nodes);
   const attempt = await runAttempt(core.nodes, {
     script,
     keys,
     args,
-    otherwise: {
-      nodes: new Set(core.nodes.filter((node) => !waking.has(node))),
-      ...releaseCommand(resources, value, false),
-    },
+    otherwise: { nodes: wakeNodes(core.nodes).quiet, ...releaseCommand(resources, value, false) },
     timeoutMs: settings.nodeTimeout,
     judge: (reply) =>
       Number(reply) === resources.length

@@ -119,7 +119,7 @@ export class WaiterEntry {
     if (this.wakeChannel === undefined && !this.subscribing) {
       // Never waits for the subscriptions (a node may be down): listed with the channel once they are.
       this.subscribing = true;
-      void handoff.ready(wakeNodes(this.core.nodes)).then((ready) => {
+      void handoff.ready(wakeNodes(this.core.nodes).waking).then((ready) => {
         this.subscribing = false;
         if (ready && !this.left) this.listWithChannel(handoff.channel);
       });
@@ -146,7 +146,7 @@ export class WaiterEntry {
     const retriesLeft = retryCount === -1 ? Infinity : retryCount - this.failedAttempts + 1;
     if (retriesLeft <= 0) return;
     const nowMs = Date.now();
-    const wakeOn = wakeNodes(this.core.nodes);
+    const wakeOn = wakeNodes(this.core.nodes).waking;
     // Renew only when the entry could lapse before the next failed attempt comes round; until
     // then, list it only on a node that has become one of the wake nodes since (another went down
     // or came back), so releases that wake from there find it again.
