@@ -70,3 +70,9 @@ export function wakeIndexes(clients: readonly Redis[]): number[] {
     .map(({ index }) => index)
     .sort((a, b) => a - b);
 }
+
+/** Calls of `command` on a server since its last CONFIG RESETSTAT, read from INFO commandstats. */
+export async function commandCalls(client: Redis, command: string): Promise<number> {
+  const info = await client.info("commandstats");
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+}

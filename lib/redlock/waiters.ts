@@ -18,7 +18,7 @@ type WaitersArgs =
  * (now) and lengthens the set's TTL to the new member's expiry when it is shorter, so the set
  * outlives every listed wait and, once nobody adds to it, expires. Redis 7's PEXPIRE GT (then NX
  * for a new set, which has no TTL) does that in one command; an older server refuses the flag and
- * the TTL is set from the latest score instead (ZRANGE + PEXPIRE).
+ * the TTL is set from the latest score instead (ZRANGE + PEXPIRE; untested: the tests run Redis 7).
  */
 export const WAITERS = defineScript<WaitersArgs, number>(`
 for i, key in ipairs(KEYS) do

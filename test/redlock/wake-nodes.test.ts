@@ -10,9 +10,9 @@ import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import Redlock, { type Client, waitersKey } from "@redlock-console/redlock";
+import Redlock, { type Client, type Lock, waitersKey } from "@redlock-console/redlock";
 import { lockClients } from "../lock-clients";
-import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
+import { commandCalls, connect, disconnect, sleep, usePrivateMasters } from "../masters";
 
 const { masters } = usePrivateMasters(5);
 /** The masters' URLs in address order: node i below is the i-th that wakeNodes considers. */
@@ -59,14 +59,8 @@ const own = (settings: Settings, nodeUrls = urls) =>
   new Redlock(connect(nodeUrls), { nodeTimeout: NODE_TIMEOUT_MS, ...settings });
 
 /** Calls of one command on each node since the test began (INFO commandstats). */
-async function callsOn(indexes: readonly number[], command: string): Promise<number[]> {
-  return Promise.all(
-    indexes.map(async (index) => {
-      const info = await admins[index]!.info("commandstats");
-      return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
-    }),
-  );
-}
+const callsOn = (indexes: readonly number[], command: string) =>
+  Promise.all(indexes.map((index) => commandCalls(admins[index]!, command)));
 
 const listedOn = async (resource: string, indexes: readonly number[]) =>
   (await Promise.all(indexes.map((index) => admins[index]!.exists(waitersKey(resource))))).flatMap(
@@ -85,6 +79,18 @@ const listedWithChannel = (resource: string, nodes: readonly number[]) =>
     }
   });
 
+/** Releases `lock` and waits for the contender's acquire: its lock, and how long after the release. */
+async function handedOver(lock: Lock, pending: Promise<Lock>) {
+  const releasedMono = performance.now();
+  await lock.release();
+  const next = await pending;
+  return { next, afterMs: performance.now() - releasedMono };
+}
+
+/** PUBLISH calls per node, waited for: the last wake node may publish after the wait woke on two. */
+const publishesReach = (nodes: readonly number[], counts: readonly number[]) =>
+  vi.waitFor(async () => expect(await callsOn(nodes, "publish")).toEqual(counts));
+
 describe("the nodes that list and wake waits", () => {
   it("lists the wait and wakes it from the first three nodes in address order only; the other two only delete", async () => {
     const resource = `test:wake-nodes:${randomUUID()}`;
@@ -94,17 +100,12 @@ describe("the nodes that list and wake waits", () => {
     const pending = contender.acquire([resource], 30_000);
     await listedWithChannel(resource, [0, 1, 2]);
     expect(await listedOn(resource, [0, 1, 2, 3, 4])).toEqual([0, 1, 2]);
-    const releasedMono = performance.now();
-    await lock.release();
-    const next = await pending;
+    const { next, afterMs } = await handedOver(lock, pending);
     // Without the wake this takes 10 s (retryDelay).
-    expect(performance.now() - releasedMono).toBeLessThan(2_000);
+    expect(afterMs).toBeLessThan(2_000);
     await next.release();
     await contender.quit();
-    // The last wake node may publish after the wait woke on two: counted once all replied.
-    await vi.waitFor(async () =>
-      expect(await callsOn([0, 1, 2, 3, 4], "publish")).toEqual([1, 1, 1, 0, 0]),
-    );
+    await publishesReach([0, 1, 2, 3, 4], [1, 1, 1, 0, 0]);
     // The last two nodes never saw the waiters set: no listing, no lookup, no removal.
     expect(await callsOn([3, 4], "zadd")).toEqual([0, 0]);
     expect(await callsOn([3, 4], "zrangebyscore")).toEqual([0, 0]);
@@ -124,15 +125,10 @@ describe("the nodes that list and wake waits", () => {
     const pending = contender.acquire([resource], 30_000);
     await listedWithChannel(resource, [0, 1, 2]);
     expect(await listedOn(resource, [0, 1, 2, 3, 4])).toEqual([0, 1, 2]);
-    const releasedMono = performance.now();
-    await lock.release();
-    const next = await pending;
-    expect(performance.now() - releasedMono).toBeLessThan(2_000);
+    const { next, afterMs } = await handedOver(lock, pending);
+    expect(afterMs).toBeLessThan(2_000);
     await next.release();
-    // The last wake node may publish after the wait woke on two: counted once all replied.
-    await vi.waitFor(async () =>
-      expect(await callsOn([0, 1, 2, 3, 4], "publish")).toEqual([1, 1, 1, 0, 0]),
-    );
+    await publishesReach([0, 1, 2, 3, 4], [1, 1, 1, 0, 0]);
     await contender.quit();
   });
 
@@ -163,15 +159,10 @@ describe("the nodes that list and wake waits", () => {
     const pending = contender.acquire([resource], 30_000);
     await listedWithChannel(resource, [1, 2, 3]);
     expect(await listedOn(resource, [1, 2, 3, 4])).toEqual([1, 2, 3]);
-    const releasedMono = performance.now();
-    await lock.release();
-    const next = await pending;
-    expect(performance.now() - releasedMono).toBeLessThan(2_000);
+    const { next, afterMs } = await handedOver(lock, pending);
+    expect(afterMs).toBeLessThan(2_000);
     await next.release();
-    // The last wake node may publish after the wait woke on two: counted once all replied.
-    await vi.waitFor(async () =>
-      expect(await callsOn([1, 2, 3, 4], "publish")).toEqual([1, 1, 1, 0]),
-    );
+    await publishesReach([1, 2, 3, 4], [1, 1, 1, 0]);
     // QUIT would wait on the paused node.
     resumeAll();
     await contender.quit();
@@ -188,13 +179,10 @@ describe("the nodes that list and wake waits", () => {
     // Neither instance has seen node 2 go down: the release is sent there and hangs, so only
     // nodes 0 and 1 publish.
     pause(2);
-    const releasedMono = performance.now();
-    await lock.release();
-    const next = await pending;
+    const { next, afterMs } = await handedOver(lock, pending);
     // Woken by two, not its retry 10 s away; it holds nodes 0, 1, 3 and 4.
-    expect(performance.now() - releasedMono).toBeLessThan(2_000);
-    // The last wake node may publish after the wait woke on two: counted once all replied.
-    await vi.waitFor(async () => expect(await callsOn([0, 1], "publish")).toEqual([1, 1]));
+    expect(afterMs).toBeLessThan(2_000);
+    await publishesReach([0, 1], [1, 1]);
     resumeAll();
     await next.release();
     await contender.quit();
@@ -219,11 +207,9 @@ describe("the nodes that list and wake waits", () => {
       { timeout: 5_000, interval: 50 },
     );
     await listedWithChannel(resource, [1, 2, 3]);
-    const releasedMono = performance.now();
-    await lock.release();
-    const next = await pending;
+    const { next, afterMs } = await handedOver(lock, pending);
     // Woken, not its next retry 1.5 s away.
-    expect(performance.now() - releasedMono).toBeLessThan(1_000);
+    expect(afterMs).toBeLessThan(1_000);
     await next.release();
     resumeAll();
     await contender.quit();
