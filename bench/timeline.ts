@@ -26,7 +26,7 @@ register("./server-only-hooks.mjs", import.meta.url);
 const { createConsole } = await import("@/lib/server/console");
 const { configFor } = await import("@/lib/server/config");
 const { History } = await import("@/lib/server/timeline/history");
-const { ownerOfValue } = await import("@/lib/server/snapshot/ownership");
+const { ownerOfValue } = await import("@/lib/server/locks/read/ownership");
 
 const log = (message: string) => process.stderr.write(`[timeline] ${message}\n`);
 

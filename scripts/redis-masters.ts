@@ -3,7 +3,7 @@
  * the test suite and the benchmarks all use it. Each master gets its own data dir under `.data/`.
  * Fault helpers (pause, resume, crash, restart empty) send real signals to real processes.
  */
-import { NEEDED_EVENT_FLAGS } from "../lib/server/index/event-flags";
+import { NEEDED_EVENT_FLAGS } from "../lib/server/locks/watch/event-flags";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import net from "node:net";

@@ -1,5 +1,5 @@
 /**
- * The console's live index (lib/server/index) on five nodes that also hold many application hashes
+ * The console's live index (lib/server/locks) on five nodes that also hold many application hashes
  * each, at its defaults (LOCK_MATCH=*, CONSOLE_SCAN_BUDGET_PER_S): per lock count, the time to the
  * first complete listing (and what the masters paid meanwhile), page latency, write-to-visible
  * latency (a lock SET or DEL on the masters until `/api/locks` shows it), the masters' commands/s
@@ -17,7 +17,7 @@ import { median, percentile } from "../stats";
 register("../server-only-hooks.mjs", import.meta.url);
 const { createConsole } = await import("@/lib/server/console");
 const { configFor } = await import("@/lib/server/config");
-const { pageOf } = await import("@/lib/server/snapshot/page");
+const { pageOf } = await import("@/lib/server/locks/rows/page");
 
 type Figures = Record<string, number>;
 type ConsoleContext = ReturnType<typeof createConsole>;

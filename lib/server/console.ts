@@ -20,8 +20,8 @@ import { logger } from "./logger";
 import { createMetrics, type ConsoleMetrics } from "./metrics";
 import { createNodeRegistry, type ConsoleNode, type NodeRegistry } from "./node-registry";
 import { singleFlight } from "./single-flight";
-import { LiveIndex } from "./index/live-index";
-import { createLockReader } from "./snapshot/read-one";
+import { LiveIndex } from "./locks/rows/live-index";
+import { createLockReader } from "./locks/detail/read-one";
 import { createStateStore } from "./timeline/state-store";
 import { Timeline } from "./timeline/timeline";
 
@@ -42,7 +42,7 @@ export interface ConsoleContext {
   readonly nodeDeadlineMs: number;
   /** The node has a lock command overdue now: skip it instead of waiting another timeout. */
   isHung(node: ConsoleNode): boolean;
-  /** Every lock on every node, listed once and kept current (index/live-index.ts). */
+  /** Every lock on every node, listed once and kept current (locks/rows/live-index.ts). */
   readonly index: LiveIndex;
   /** Per-lock transitions folded from the index's changes (timeline/timeline.ts). */
   readonly timeline: Timeline;

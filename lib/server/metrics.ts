@@ -9,7 +9,7 @@ import type { NodesResponse } from "@/lib/api";
 import type { Transition } from "@/lib/api/timeline";
 import { quorumSize, type OperationEvent } from "@redlock-console/redlock";
 import type { ConsoleNode } from "./node-registry";
-import type { LiveIndex } from "./index/live-index";
+import type { LiveIndex } from "./locks/rows/live-index";
 
 /** 1 ms … 2.5 s: a healthy node answers in ~1 ms, a timed-out one at the node timeout. */
 const LATENCY_BUCKETS_S = [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];

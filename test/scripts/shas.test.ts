@@ -13,8 +13,8 @@ import { LOCK_BATCH_SCRIPT } from "../../lib/redlock/redlock";
 import { RELEASE, RELEASE_ONE } from "../../lib/redlock/release";
 import { WAITERS, WAITERS_REMOVE_ONE } from "../../lib/redlock/waiters";
 import { FORCE_RELEASE_SCRIPT } from "@/lib/server/actions/force-release-node";
-import { READ_KEYS_ON_SHARD_SCRIPT, READ_KEYS_SCRIPT } from "@/lib/server/snapshot/read-node";
-import { READ_ONE_SCRIPT } from "@/lib/server/snapshot/read-one";
+import { READ_KEYS_ON_SHARD_SCRIPT, READ_KEYS_SCRIPT } from "@/lib/server/locks/read/read-node";
+import { READ_ONE_SCRIPT } from "@/lib/server/locks/detail/read-one";
 import { usePrivateClient } from "../masters";
 
 const SCRIPTS = {

@@ -9,7 +9,7 @@ import type { ErrorBody, SessionResponse } from "@/lib/api";
 import { PEER_ADDRESS_HEADER } from "@/lib/server/auth/client-info";
 import type { ConsoleConfig } from "@/lib/server/config";
 import { createConsole } from "@/lib/server/console";
-import { logout } from "@/lib/server/session";
+import { logout } from "@/lib/server/auth/login-session";
 import { sharedUrls } from "../masters";
 import { ADMIN_TOKEN, buildRequest, call, startTestConsole, type TestConsole } from "./helpers";
 

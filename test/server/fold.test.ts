@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  foldResource,
-  majorityValidityMs,
-  parseRedissonHash,
-  type NodeKeyState,
-} from "@/lib/server/snapshot/fold";
-import { globMatch } from "@/lib/server/snapshot/glob";
+import { foldResource, majorityValidityMs } from "@/lib/server/locks/rows/fold";
+import { parseRedissonHash, type NodeKeyState } from "@/lib/server/locks/read/key-state";
+import { globMatch } from "@/lib/server/locks/read/glob";
 
 const ids = ["node-1", "node-2", "node-3", "node-4", "node-5"];
 const held = (value: string, pttlMs: number): NodeKeyState => ({

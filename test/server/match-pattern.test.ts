@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { LockRow } from "@/lib/api";
-import { compileGlob, globMatch } from "@/lib/server/snapshot/glob";
-import { BTree } from "@/lib/server/index/btree";
-import { pageOf, type RowSource } from "@/lib/server/snapshot/page";
+import { compileGlob, globMatch } from "@/lib/server/locks/read/glob";
+import { BTree } from "@/lib/server/locks/rows/btree";
+import { pageOf, type RowSource } from "@/lib/server/locks/rows/page";
 
 /** Reference matcher through a RegExp: fine for the short inputs of the comparison below. */
 function referenceMatch(glob: string, text: string): boolean {

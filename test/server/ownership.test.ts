@@ -1,7 +1,7 @@
 /**
  * 1.x owner entries (`redlock:owner:<resource>` hashes, still read for one major version) and
  * waiters (`waitersKey(resource)` zsets) as the library writes them (see
- * lib/server/snapshot/ownership.ts), read by the snapshot, the one-lock route and the metrics on
+ * lib/server/locks/read/ownership.ts), read by the snapshot, the one-lock route and the metrics on
  * real masters. 2.x owners, carried in the value, are read in console-owner.test.ts.
  */
 import type { Redis } from "ioredis";

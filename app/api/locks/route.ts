@@ -3,7 +3,7 @@ import { acquireAudited, actorOf } from "@/lib/server/actions/audited";
 import { jsonResponse } from "@/lib/server/errors";
 import { readJsonBody, readQuery } from "@/lib/server/http";
 import { route } from "@/lib/server/route";
-import { pageOf } from "@/lib/server/snapshot/page";
+import { pageOf } from "@/lib/server/locks/rows/page";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@ import { loginRequestSchema } from "@/lib/api";
 import { jsonResponse } from "@/lib/server/errors";
 import { readJsonBody } from "@/lib/server/http";
 import { route } from "@/lib/server/route";
-import { auditSession, login, logout, sessionBody } from "@/lib/server/session";
+import { auditSession, login, logout, sessionBody } from "@/lib/server/auth/login-session";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

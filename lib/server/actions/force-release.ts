@@ -10,7 +10,7 @@ import type { ForceReleaseNodeResult, ForceReleaseRequest } from "@/lib/api";
 import { slotHashTag } from "@redlock-console/redlock";
 import type { ConsoleNode } from "../node-registry";
 import { assertLockKey } from "../resource-path";
-import { describeKey } from "../snapshot/snapshot";
+import { describeKey } from "../locks/read/key-name";
 import { forceReleaseOnNode, type Mode } from "./force-release-node";
 
 export interface ForceReleaseOutcome {

@@ -11,7 +11,7 @@ import type {
 import { quorumSize, type default as Redlock } from "@redlock-console/redlock";
 import type { ConsoleConfig } from "../config";
 import { redactText } from "../logger";
-import type { ClusterWatch, WatchedPrimary } from "../index/cluster-watch";
+import type { ClusterWatch, WatchedPrimary } from "../locks/watch/cluster-watch";
 import type { ClusterNode, ConsoleNode } from "../node-registry";
 import { withDeadline } from "../node-registry";
 import { readNodeInfo, type RawNodeInfo } from "./read-node-info";

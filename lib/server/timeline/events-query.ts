@@ -1,6 +1,6 @@
 import "server-only";
 import { transitionFilter, type EventsQuery, type Transition } from "@/lib/api/timeline";
-import { compileGlob } from "../snapshot/glob";
+import { compileGlob } from "../locks/read/glob";
 
 /** The query's filters as one predicate over transitions (glob compiled once). */
 export function filterOf(query: EventsQuery): (transition: Transition) => boolean {

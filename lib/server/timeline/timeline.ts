@@ -16,10 +16,10 @@ import {
   type Transition,
   type TransitionKind,
 } from "@/lib/api/timeline";
-import type { IndexObserver, Reads } from "../index/live-index";
-import type { IndexedState, RemovalCause } from "../index/node-watch";
-import { ownerOfValue } from "../snapshot/ownership";
-import { describeLatin1Key } from "../snapshot/snapshot";
+import type { IndexObserver, Reads } from "../locks/rows/live-index";
+import type { IndexedState, RemovalCause } from "../locks/watch/node-watch";
+import { ownerOfValue } from "../locks/read/ownership";
+import { describeLatin1Key } from "../locks/read/key-name";
 import { History } from "./history";
 
 /** What the timeline needs of the live index. */

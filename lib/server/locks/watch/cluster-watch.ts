@@ -11,8 +11,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import type { IndexMode, NodeIndex } from "@/lib/api";
 import { clusterSlot } from "@redlock-console/redlock";
-import { logger, redactText } from "../logger";
-import type { ClusterNode } from "../node-registry";
+import { logger, redactText } from "../../logger";
+import type { ClusterNode } from "../../node-registry";
 import { createBudget } from "./budget";
 import { NodeWatch, type IndexedState, type NodeWatchOptions } from "./node-watch";
 

@@ -1,7 +1,7 @@
 import "server-only";
 /** Login, logout and "who am I" for the browser session (routes under /api/session). */
 import type { LoginRequest, SessionResponse } from "@/lib/api";
-import { clientIp, userAgent } from "./auth/client-info";
+import { clientIp, userAgent } from "./client-info";
 import {
   createSessionValue,
   readCookie,
@@ -11,9 +11,9 @@ import {
   sessionLabel,
   verifySessionValue,
   type Principal,
-} from "./auth/credentials";
-import type { ConsoleContext } from "./console";
-import { ApiError } from "./errors";
+} from "./credentials";
+import type { ConsoleContext } from "../console";
+import { ApiError } from "../errors";
 
 export function sessionBody(ctx: ConsoleContext, principal: Principal | null): SessionResponse {
   return {

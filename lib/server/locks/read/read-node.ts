@@ -7,7 +7,7 @@ import "server-only";
  */
 import type { Redis } from "ioredis";
 import { defineScript, type ScriptArg } from "@redlock-console/redlock";
-import { parseRedissonHash, type NodeKeyState } from "./fold";
+import { parseRedissonHash, type NodeKeyState } from "./key-state";
 import {
   EXISTS_EITHER_LUA,
   EXISTS_EITHER_ON_SHARD_LUA,

@@ -13,9 +13,9 @@ import {
   type LocksResponse,
   type NodeHolder,
 } from "@/lib/api";
-import { ApiError } from "../errors";
-import { compileGlob } from "./glob";
-import type { LiveIndex } from "../index/live-index";
+import { ApiError } from "../../errors";
+import { compileGlob } from "../read/glob";
+import type { LiveIndex } from "./live-index";
 
 /** Longest stretch of counting a filter's total between two yields to other requests, in ms. */
 const FILTER_SLICE_MS = 5;

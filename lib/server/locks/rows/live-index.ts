@@ -9,13 +9,14 @@ import "server-only";
  */
 import { BTree } from "./btree";
 import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/api";
-import type { ConsoleNode } from "../node-registry";
-import { foldResource, type FlagThresholds, type NodeKeyState } from "../snapshot/fold";
-import { ownerOfValue } from "../snapshot/ownership";
-import { describeLatin1Key } from "../snapshot/snapshot";
-import { createBudget } from "./budget";
-import { ClusterWatch } from "./cluster-watch";
-import { NodeWatch, type IndexedState, type RemovalCause } from "./node-watch";
+import type { ConsoleNode } from "../../node-registry";
+import type { NodeKeyState } from "../read/key-state";
+import { foldResource, type FlagThresholds } from "./fold";
+import { ownerOfValue } from "../read/ownership";
+import { describeLatin1Key } from "../read/key-name";
+import { createBudget } from "../watch/budget";
+import { ClusterWatch } from "../watch/cluster-watch";
+import { NodeWatch, type IndexedState, type RemovalCause } from "../watch/node-watch";
 
 export interface LiveIndexOptions {
   readonly patterns: readonly string[];

@@ -13,13 +13,14 @@ import {
   legacyFenceKey,
   RESERVED_PREFIX,
 } from "@redlock-console/redlock";
-import type { FlagThresholds, NodeKeyState } from "./fold";
-import type { ConsoleNode } from "../node-registry";
-import { EXISTS_EITHER_LUA, ownershipKeys, parseWaiterMember, READ_LOCK_LUA } from "./ownership";
-import { READ_KEY_LUA, toKeyState } from "./read-node";
-import { foldNodes, type FlagLimits } from "./snapshot";
-import { compileGlob } from "./glob";
-import type { LiveIndex } from "../index/live-index";
+import type { NodeKeyState } from "../read/key-state";
+import type { FlagThresholds } from "../rows/fold";
+import type { ConsoleNode } from "../../node-registry";
+import { EXISTS_EITHER_LUA, ownershipKeys, parseWaiterMember, READ_LOCK_LUA } from "../read/ownership";
+import { READ_KEY_LUA, toKeyState } from "../read/read-node";
+import { foldNodes, type FlagLimits } from "../rows/fold-nodes";
+import { compileGlob } from "../read/glob";
+import type { LiveIndex } from "../rows/live-index";
 
 /**
  * KEYS[1..3] the resource, its 1.x owner entry and waiters, KEYS[4] its fencing counter, KEYS[5]

@@ -25,10 +25,10 @@ import type {
   WaitersSummary,
 } from "@/lib/api";
 import { auxiliaryKeyOf, RESERVED_PREFIX } from "@redlock-console/redlock";
-import { logger, redactText } from "../logger";
-import type { NodeKeyState } from "../snapshot/fold";
-import { compileGlob } from "../snapshot/glob";
-import { readLockKeys } from "../snapshot/read-node";
+import { logger, redactText } from "../../logger";
+import type { NodeKeyState } from "../read/key-state";
+import { compileGlob } from "../read/glob";
+import { readLockKeys } from "../read/read-node";
 import type { Budget } from "./budget";
 import { missingEventFlags, NEEDED_EVENT_FLAGS } from "./event-flags";
 

@@ -1,34 +1,18 @@
 import "server-only";
 /**
  * Folding per-node reads into rows, for the one-resource read (read-one.ts); the live index folds
- * its rows one at a time (index/live-index.ts).
+ * its rows one at a time (live-index.ts).
  */
 import type { LockRow } from "@/lib/api";
-import type { ConsoleNode } from "../node-registry";
-import { foldResource, type FlagThresholds, type NodeKeyState } from "./fold";
+import type { ConsoleNode } from "../../node-registry";
+import { ASCII, describeKey } from "../read/key-name";
+import type { NodeKeyState } from "../read/key-state";
+import { foldResource, type FlagThresholds } from "./fold";
 
 export interface SnapshotRow {
   /** The key's exact bytes as a latin1 string: sorts like the bytes. */
   readonly sortKey: string;
   readonly row: LockRow;
-}
-
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-// eslint-disable-next-line no-control-regex -- control characters are valid in keys and ASCII
-const ASCII = /^[\x00-\x7f]*$/;
-
-/** describeKey of a key held as the latin1 of its bytes (the index's form); ASCII names as they are. */
-export function describeLatin1Key(key: string): Pick<LockRow, "resource" | "resourceBase64"> {
-  return ASCII.test(key) ? { resource: key } : describeKey(Buffer.from(key, "latin1"));
-}
-
-/** The display name of a key, plus its base64 when its bytes are not valid UTF-8. */
-export function describeKey(key: Buffer): Pick<LockRow, "resource" | "resourceBase64"> {
-  try {
-    return { resource: strictUtf8.decode(key) };
-  } catch {
-    return { resource: key.toString("utf8"), resourceBase64: key.toString("base64") };
-  }
 }
 
 /** Folds per-node reads (undefined: node unreachable) into sorted rows. */

@@ -13,18 +13,7 @@ import type {
   OwnerInfo,
   WaitersSummary,
 } from "@/lib/api";
-
-/** What one node holds under one key. pttlMs -1: no expiry. */
-export interface NodeKeyState {
-  readonly value: string;
-  readonly pttlMs: number;
-  readonly format: LockFormat;
-  readonly holdCount: number | null;
-  /** The node's owner entry, already checked to belong to `value`; null or absent: none. */
-  readonly owner?: OwnerInfo | null;
-  /** Live waiters listed on this node; absent: none. */
-  readonly waiters?: WaitersSummary;
-}
+import type { NodeKeyState } from "../read/key-state";
 
 /** When a lock is flagged: thresholds in ms, measured at `serverTimeMs` (the snapshot's clock). */
 export interface FlagThresholds {
@@ -37,25 +26,6 @@ const NO_WAITERS: WaitersSummary = { count: 0, oldestSince: null };
 
 /** Per node, in node order: its key state, `null` (absent) or `undefined` (node unreachable). */
 export type NodeReads = ReadonlyArray<NodeKeyState | null | undefined>;
-
-const REDISSON_FIELD = /^.+:\d+$/;
-
-/**
- * A Redisson lock is a hash whose fields are `<client uuid>:<thread id>` -> re-entry count (its
- * read-write lock adds a "mode" field). The holder is the sorted field list; anything else is no lock.
- */
-export function parseRedissonHash(
-  fields: Record<string, string>,
-): Pick<NodeKeyState, "value" | "holdCount"> | null {
-  const holders = Object.keys(fields)
-    .filter((field) => field !== "mode")
-    .sort();
-  if (holders.length === 0) return null;
-  if (!holders.every((field) => REDISSON_FIELD.test(field) && /^\d+$/.test(fields[field] ?? "")))
-    return null;
-  const holdCount = holders.reduce((sum, field) => sum + Number(fields[field]), 0);
-  return { value: holders.join(","), holdCount };
-}
 
 /** -1 (no expiry) sorts above every finite TTL. */
 const ttlRank = (pttlMs: number) => (pttlMs < 0 ? Number.POSITIVE_INFINITY : pttlMs);
