@@ -16,7 +16,12 @@ import {
 import type { NodeKeyState } from "../read/key-state";
 import type { FlagThresholds } from "../rows/fold";
 import type { ConsoleNode } from "../../node-registry";
-import { EXISTS_EITHER_LUA, ownershipKeys, parseWaiterMember, READ_LOCK_LUA } from "../read/ownership";
+import {
+  EXISTS_EITHER_LUA,
+  ownershipKeys,
+  parseWaiterMember,
+  READ_LOCK_LUA,
+} from "../read/ownership";
 import { READ_KEY_LUA, toKeyState } from "../read/read-node";
 import { foldNodes, type FlagLimits } from "../rows/fold-nodes";
 import { compileGlob } from "../read/glob";
