@@ -16,6 +16,7 @@ import { EventEmitter } from "node:events";
 import type { Redis } from "ioredis";
 import NodeRedlock from "redlock";
 import { startMasters } from "@/scripts/redis-masters";
+import { commandStats } from "@/scripts/command-stats";
 import { ACQUIRE_ONE } from "@/lib/redlock/acquire";
 import { waitersKey } from "@/lib/redlock/keys";
 import { RELEASE_ONE } from "@/lib/redlock/release";
@@ -207,9 +208,8 @@ try {
   /** Redis CPU over every lock command since RESETSTAT (INFO commandstats usec, all masters), µs. */
   const redisLockUs = async () => {
     let usec = 0;
-    for (const info of await Promise.all(admins.map((admin) => admin.info("commandstats"))))
-      for (const [, command, usecCount] of info.matchAll(/cmdstat_([^:]+):calls=\d+,usec=(\d+)/g))
-        if (!/^(info|config)/.test(command!)) usec += Number(usecCount);
+    for (const [command, stat] of Object.entries(await commandStats(admins)))
+      if (!/^(info|config)/.test(command)) usec += stat.usec;
     return usec;
   };
   const figures: Record<

@@ -4,6 +4,7 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, inject } from "vitest";
+import { callsPerCommand } from "@/scripts/command-stats";
 import { startMasters, type Masters } from "@/scripts/redis-masters";
 
 /**
@@ -73,6 +74,5 @@ export function wakeIndexes(clients: readonly Redis[]): number[] {
 
 /** Calls of `command` on a server since its last CONFIG RESETSTAT, read from INFO commandstats. */
 export async function commandCalls(client: Redis, command: string): Promise<number> {
-  const info = await client.info("commandstats");
-  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+  return (await callsPerCommand([client]))[command] ?? 0;
 }

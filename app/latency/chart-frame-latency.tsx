@@ -1,7 +1,8 @@
 "use client";
 
 import type { ReactNode } from "react";
-import { CartesianGrid, Legend, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { Legend, Tooltip, YAxis } from "recharts";
+import { TimeChartFrame } from "@/components/charts/time-chart-frame";
 import { formatClock, formatLatencyMs } from "@/components/ui/format";
 
 interface ChartFrameLatencyProps<Point> {
@@ -20,31 +21,15 @@ export function ChartFrameLatency<Point extends { at: number }>({
   children,
 }: ChartFrameLatencyProps<Point>) {
   return (
-    <figure className="chart" aria-label={label}>
-      <LineChart
-        responsive
-        style={{ width: "100%", height: 280 }}
-        data={points}
-        margin={{ top: 8, right: 16, bottom: 0, left: 0 }}
-      >
-        <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
-        <XAxis
-          dataKey="at"
-          type="number"
-          scale="time"
-          domain={["dataMin", "dataMax"]}
-          tickFormatter={formatClock}
-          stroke="var(--text-muted)"
-        />
-        <YAxis unit=" ms" width={70} stroke="var(--text-muted)" />
-        <Tooltip
-          labelFormatter={(at) => formatClock(Number(at))}
-          formatter={(value) => formatLatencyMs(Number(value))}
-          contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)" }}
-        />
-        <Legend />
-        {children}
-      </LineChart>
-    </figure>
+    <TimeChartFrame label={label} points={points} heightPx={280}>
+      <YAxis unit=" ms" width={70} stroke="var(--text-muted)" />
+      <Tooltip
+        labelFormatter={(at) => formatClock(Number(at))}
+        formatter={(value) => formatLatencyMs(Number(value))}
+        contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)" }}
+      />
+      <Legend />
+      {children}
+    </TimeChartFrame>
   );
 }

@@ -1,4 +1,5 @@
 import { formatLatencyMs } from "@/components/ui/format";
+import { PlainTable } from "@/components/ui/plain-table";
 import type { Attempt } from "@/lib/api/common";
 
 /** How each node voted in the last attempt of an operation, and how long it took to answer. */
@@ -11,36 +12,22 @@ export function VoteTable({ attempts }: { attempts: Attempt[] }) {
         {attempts.length === 1 ? "1 attempt" : `${attempts.length} attempts; the last one`}:{" "}
         {last.votesFor} of {last.membershipSize} nodes for (needs {last.quorumSize})
       </p>
-      <div className="table-scroll">
-        <table className="plain" aria-label="Node votes">
-          <thead>
-            <tr>
-              <th scope="col">Node</th>
-              <th scope="col">Vote</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Why against</th>
-            </tr>
-          </thead>
-          <tbody>
-            {last.votes.map((vote) => (
-              <tr key={vote.nodeId}>
-                <th scope="row">
-                  {vote.nodeId} <span className="muted mono">{vote.address}</span>
-                </th>
-                <td>
-                  <span
-                    className={vote.vote === "for" ? "badge badge-held" : "badge badge-conflict"}
-                  >
-                    {vote.vote}
-                  </span>
-                </td>
-                <td>{formatLatencyMs(vote.latencyMs)}</td>
-                <td className="wrap-anywhere">{vote.error ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <PlainTable label="Node votes" columns={["Node", "Vote", "Latency", "Why against"]}>
+        {last.votes.map((vote) => (
+          <tr key={vote.nodeId}>
+            <th scope="row">
+              {vote.nodeId} <span className="muted mono">{vote.address}</span>
+            </th>
+            <td>
+              <span className={vote.vote === "for" ? "badge badge-held" : "badge badge-conflict"}>
+                {vote.vote}
+              </span>
+            </td>
+            <td>{formatLatencyMs(vote.latencyMs)}</td>
+            <td className="wrap-anywhere">{vote.error ?? ""}</td>
+          </tr>
+        ))}
+      </PlainTable>
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import { formatTimestamp, shortValue } from "@/components/ui/format";
+import { PlainTable } from "@/components/ui/plain-table";
 import type { AuditEntry } from "@/lib/api/audit";
 
 /** Audit entries, newest first: who did what to which lock, why, and how it ended. */
@@ -10,50 +11,34 @@ export function AuditTable({
   label?: string;
 }) {
   return (
-    <div className="table-scroll">
-      <table className="plain" aria-label={label}>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Action</th>
-            <th scope="col">Resources</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Reason</th>
-            <th scope="col">Who</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry) => (
-            <tr key={entry.id}>
-              <td className="nowrap">{formatTimestamp(entry.at)}</td>
-              <td>{entry.action}</td>
-              <td className="wrap-anywhere">
-                {entry.resources.join(", ") || "—"}
-                {entry.value && (
-                  <div className="muted">
-                    value <code title={entry.value}>{shortValue(entry.value)}</code>
-                  </div>
-                )}
-              </td>
-              <td>
-                <span
-                  className={
-                    entry.outcome === "success" ? "badge badge-held" : "badge badge-conflict"
-                  }
-                >
-                  {entry.outcome}
-                </span>
-                <div className="muted">{entry.detail}</div>
-              </td>
-              <td className="wrap-anywhere">{entry.reason ?? "—"}</td>
-              <td>
-                {entry.actor}
-                <div className="muted">{entry.clientIp}</div>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <PlainTable label={label} columns={["When", "Action", "Resources", "Outcome", "Reason", "Who"]}>
+      {entries.map((entry) => (
+        <tr key={entry.id}>
+          <td className="nowrap">{formatTimestamp(entry.at)}</td>
+          <td>{entry.action}</td>
+          <td className="wrap-anywhere">
+            {entry.resources.join(", ") || "—"}
+            {entry.value && (
+              <div className="muted">
+                value <code title={entry.value}>{shortValue(entry.value)}</code>
+              </div>
+            )}
+          </td>
+          <td>
+            <span
+              className={entry.outcome === "success" ? "badge badge-held" : "badge badge-conflict"}
+            >
+              {entry.outcome}
+            </span>
+            <div className="muted">{entry.detail}</div>
+          </td>
+          <td className="wrap-anywhere">{entry.reason ?? "—"}</td>
+          <td>
+            {entry.actor}
+            <div className="muted">{entry.clientIp}</div>
+          </td>
+        </tr>
+      ))}
+    </PlainTable>
   );
 }

@@ -1,8 +1,8 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { Area, CartesianGrid, ComposedChart, ReferenceLine, XAxis, YAxis } from "recharts";
-import { formatClock } from "@/components/ui/format";
+import { Area, ReferenceLine, YAxis } from "recharts";
+import { TimeChartFrame } from "@/components/charts/time-chart-frame";
 import type { Transition } from "@/lib/api/timeline";
 
 const WINDOW_MS = 60 * 60_000;
@@ -121,7 +121,7 @@ export function HoldTimeline({ transitions }: { transitions: readonly Transition
     .filter((at) => at >= fromMs && at <= nowMs)
     .sort((a, b) => a - b);
   const points = instants.map((at) => {
-    const point: Record<string, number> = { at };
+    const point: { at: number; [series: string]: number } = { at };
     for (const series of SERIES)
       point[series] = spans.some((span) => span.series === series && span.x1 <= at && at < span.x2)
         ? series === "gap"
@@ -131,54 +131,44 @@ export function HoldTimeline({ transitions }: { transitions: readonly Transition
     return point;
   });
   return (
-    <figure className="chart" aria-label="Who held this lock over the last hour">
-      <ComposedChart
-        responsive
-        style={{ width: "100%", height: 140 }}
-        data={points}
-        margin={{ top: 8, right: 16, bottom: 0, left: 0 }}
-      >
-        <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
-        <XAxis
-          dataKey="at"
-          type="number"
-          scale="time"
-          domain={[fromMs, nowMs]}
-          ticks={ticksBetween(fromMs, nowMs)}
-          allowDataOverflow
-          tickFormatter={formatClock}
-          stroke="var(--text-muted)"
+    <TimeChartFrame
+      label="Who held this lock over the last hour"
+      points={points}
+      heightPx={140}
+      range={{ fromMs, toMs: nowMs }}
+      ticks={ticksBetween(fromMs, nowMs)}
+      caption={
+        <figcaption className="muted">
+          {summary}. Bands: <span style={{ color: ENDING_COLOUR.held }}>held now</span>,{" "}
+          <span style={{ color: ENDING_COLOUR.released }}>released</span>,{" "}
+          <span style={{ color: ENDING_COLOUR.expired }}>expired while held</span>,{" "}
+          <span style={{ color: ENDING_COLOUR["force-released"] }}>force-released</span>; dashed
+          lines: evictions; grey: gaps.
+        </figcaption>
+      }
+    >
+      <YAxis type="number" domain={[0, 1]} hide />
+      {SERIES.map((series) => (
+        <Area
+          key={series}
+          dataKey={series}
+          type="stepAfter"
+          stroke="none"
+          fill={series === "gap" ? "var(--text-muted)" : ENDING_COLOUR[series]}
+          fillOpacity={series === "gap" ? 0.15 : 0.7}
+          isAnimationActive={false}
+          dot={false}
+          activeDot={false}
         />
-        <YAxis type="number" domain={[0, 1]} hide />
-        {SERIES.map((series) => (
-          <Area
-            key={series}
-            dataKey={series}
-            type="stepAfter"
-            stroke="none"
-            fill={series === "gap" ? "var(--text-muted)" : ENDING_COLOUR[series]}
-            fillOpacity={series === "gap" ? 0.15 : 0.7}
-            isAnimationActive={false}
-            dot={false}
-            activeDot={false}
-          />
-        ))}
-        {evictions.map((eviction) => (
-          <ReferenceLine
-            key={`evicted-${eviction.id}`}
-            x={eviction.at}
-            stroke="var(--danger)"
-            strokeDasharray="4 2"
-          />
-        ))}
-      </ComposedChart>
-      <figcaption className="muted">
-        {summary}. Bands: <span style={{ color: ENDING_COLOUR.held }}>held now</span>,{" "}
-        <span style={{ color: ENDING_COLOUR.released }}>released</span>,{" "}
-        <span style={{ color: ENDING_COLOUR.expired }}>expired while held</span>,{" "}
-        <span style={{ color: ENDING_COLOUR["force-released"] }}>force-released</span>; dashed
-        lines: evictions; grey: gaps.
-      </figcaption>
-    </figure>
+      ))}
+      {evictions.map((eviction) => (
+        <ReferenceLine
+          key={`evicted-${eviction.id}`}
+          x={eviction.at}
+          stroke="var(--danger)"
+          strokeDasharray="4 2"
+        />
+      ))}
+    </TimeChartFrame>
   );
 }

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { formatDurationMs, formatTimestamp, shortValue } from "@/components/ui/format";
+import { PlainTable } from "@/components/ui/plain-table";
 import { isAlarming, type Transition } from "@/lib/api/timeline";
 import { OwnerLabels } from "./lock-owner";
 import { TransitionKindBadge } from "./transition-kind";
@@ -49,53 +50,41 @@ export function TransitionTable({
   showResource?: boolean;
 }) {
   return (
-    <div className="table-scroll">
-      <table className="plain" aria-label={label}>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">What</th>
-            {showResource && <th scope="col">Lock</th>}
-            <th scope="col">Owner</th>
-            <th scope="col">Held</th>
-            <th scope="col">Waiters</th>
-            <th scope="col">Detail</th>
-          </tr>
-        </thead>
-        <tbody>
-          {transitions.map((transition) => (
-            <tr
-              key={transition.id}
-              data-kind={transition.kind}
-              className={isAlarming(transition) ? "transition-alarming" : undefined}
-            >
-              <td className="nowrap">{formatTimestamp(transition.at)}</td>
-              <td>
-                <TransitionKindBadge kind={transition.kind} />
-              </td>
-              {showResource && (
-                <td className="wrap-anywhere">
-                  {transition.resource ? (
-                    <Link href={`/locks/${encodeURIComponent(transition.resource)}`}>
-                      {transition.resource}
-                    </Link>
-                  ) : (
-                    "—"
-                  )}
-                </td>
+    <PlainTable
+      label={label}
+      columns={["When", "What", showResource && "Lock", "Owner", "Held", "Waiters", "Detail"]}
+    >
+      {transitions.map((transition) => (
+        <tr
+          key={transition.id}
+          data-kind={transition.kind}
+          className={isAlarming(transition) ? "transition-alarming" : undefined}
+        >
+          <td className="nowrap">{formatTimestamp(transition.at)}</td>
+          <td>
+            <TransitionKindBadge kind={transition.kind} />
+          </td>
+          {showResource && (
+            <td className="wrap-anywhere">
+              {transition.resource ? (
+                <Link href={`/locks/${encodeURIComponent(transition.resource)}`}>
+                  {transition.resource}
+                </Link>
+              ) : (
+                "—"
               )}
-              <td>{transition.owner ? <OwnerLabels labels={transition.owner.labels} /> : "—"}</td>
-              <td className="nowrap">
-                {transition.heldMs === null ? "—" : formatDurationMs(transition.heldMs)}
-              </td>
-              <td>{transition.waiters}</td>
-              <td className="wrap-anywhere">
-                <Detail transition={transition} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+            </td>
+          )}
+          <td>{transition.owner ? <OwnerLabels labels={transition.owner.labels} /> : "—"}</td>
+          <td className="nowrap">
+            {transition.heldMs === null ? "—" : formatDurationMs(transition.heldMs)}
+          </td>
+          <td>{transition.waiters}</td>
+          <td className="wrap-anywhere">
+            <Detail transition={transition} />
+          </td>
+        </tr>
+      ))}
+    </PlainTable>
   );
 }

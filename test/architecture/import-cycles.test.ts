@@ -4,20 +4,8 @@
  * ESLint's import/no-cycle skips `import type`, so this asks madge (its dependency tree resolves
  * the tsconfig paths `@/…` and `@redlock-console/redlock`).
  */
-import path from "node:path";
-import madge from "madge";
 import { beforeAll, describe, expect, it } from "vitest";
-
-const root = path.resolve(import.meta.dirname, "../..");
-
-/** Not ours, or built; everything else in the tree is checked, lib/redlock and bench included. */
-const EXCLUDED = [
-  /(^|\/)node_modules\//,
-  /^\.next/,
-  /^\.data\//,
-  /(^|\/)dist\//,
-  /^test-results\//,
-];
+import { importGraph } from "./import-graph";
 
 const inLibrary = (cycle: string[]) => cycle.some((file) => file.startsWith("lib/redlock/"));
 const shown = (found: string[][]) => found.map((cycle) => cycle.join(" -> "));
@@ -25,14 +13,7 @@ const shown = (found: string[][]) => found.map((cycle) => cycle.join(" -> "));
 let cycles: string[][] = [];
 
 beforeAll(async () => {
-  const graph = await madge(root, {
-    baseDir: root,
-    fileExtensions: ["ts", "tsx", "mts", "cts", "js", "mjs", "cjs"],
-    tsConfig: path.join(root, "tsconfig.json"),
-    excludeRegExp: EXCLUDED,
-    detectiveOptions: { ts: { skipTypeImports: false }, tsx: { skipTypeImports: false } },
-  });
-  cycles = graph.circular();
+  cycles = (await importGraph()).circular();
 });
 
 describe("imports", () => {

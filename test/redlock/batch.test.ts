@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Redlock, { ExecutionError, Lock } from "@redlock-console/redlock";
+import { callsPerCommand } from "@/scripts/command-stats";
 import { connect, disconnect, usePrivateMasters } from "../masters";
 
 // Counts EVALSHA/EVAL calls per node and flushes script caches, so it uses masters of its own.
@@ -9,11 +10,8 @@ let clients: Redis[];
 let redlock: Redlock;
 
 const scriptCalls = async (client: Redis) => {
-  const stats = await client.info("commandstats");
-  return [...stats.matchAll(/cmdstat_eval(?:sha)?:calls=(\d+)/g)].reduce(
-    (sum, [, calls]) => sum + Number(calls),
-    0,
-  );
+  const calls = await callsPerCommand([client]);
+  return (calls.eval ?? 0) + (calls.evalsha ?? 0);
 };
 
 beforeAll(() => {

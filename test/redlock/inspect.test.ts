@@ -13,6 +13,7 @@ import Redlock, {
   legacyOwnerKey,
   type ResourceInspection,
 } from "@redlock-console/redlock";
+import { callsPerCommand } from "@/scripts/command-stats";
 import { lockClients } from "../lock-clients";
 import { connect, disconnect, usePrivateMasters } from "../masters";
 
@@ -31,15 +32,13 @@ afterAll(() => disconnect(clients));
 const inspectOne = async (resource: string, instance = redlock): Promise<ResourceInspection> =>
   (await instance.inspect([resource]))[0]!;
 
-/** Every command of every node since the last reset, from INFO commandstats. */
-const writeCalls = async () => {
-  const infos = await Promise.all(clients.map((client) => client.info("commandstats")));
-  return infos
-    .flatMap((info) => [
-      ...info.matchAll(/^cmdstat_(set|del|hset|zadd|zrem|pexpire|hincrby)(?::|\|)/gm),
-    ])
-    .map((match) => match[1]);
-};
+const WRITE_COMMANDS = ["set", "del", "hset", "zadd", "zrem", "pexpire", "hincrby"];
+
+/** The write commands any node ran since the last reset, from INFO commandstats. */
+const writeCalls = async () =>
+  Object.keys(await callsPerCommand(clients))
+    .map((command) => command.split("|")[0]!)
+    .filter((command) => WRITE_COMMANDS.includes(command));
 
 describe("inspect", () => {
   it("shows a held lock: value, quorum, validity left, owner and every node's detail", async () => {

@@ -13,6 +13,7 @@ import Redlock, {
   OWNER_LABELS_MAX_BYTES,
   wasExtended,
 } from "@redlock-console/redlock";
+import { callsPerCommand } from "@/scripts/command-stats";
 import { lockClients } from "../lock-clients";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 
@@ -33,15 +34,6 @@ afterAll(() => disconnect(clients));
 
 const values = (resource: string) => Promise.all(clients.map((client) => client.get(resource)));
 
-/** `calls` per command from INFO commandstats summed over the nodes (a script's inner commands too). */
-async function commandCalls(): Promise<Record<string, number>> {
-  const calls: Record<string, number> = {};
-  for (const info of await Promise.all(clients.map((client) => client.info("commandstats"))))
-    for (const [, command, count] of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
-      calls[command!] = (calls[command!] ?? 0) + Number(count);
-  return calls;
-}
-
 const reservedKeys = async () =>
   (await Promise.all(clients.map((client) => client.keys("redlock:*")))).flat();
 
@@ -51,13 +43,13 @@ describe("owner metadata", () => {
     await (
       await (await redlock.acquire(["owner:warm"], 1_000)).release()
     ).settled;
-    const before = await commandCalls();
+    const before = await callsPerCommand(clients);
     const startMs = Date.now();
     const lock = await redlock.acquire(["owner:basic"], 5_000, {
       owner: { purpose: "call", run: "42" },
     });
     await lock.attempts[0];
-    const after = await commandCalls();
+    const after = await callsPerCommand(clients);
     // One plain SET NX PX per node (no script call: script.ts PlainCommand), and nothing else.
     expect((after.evalsha ?? 0) - (before.evalsha ?? 0)).toBe(0);
     expect((after.eval ?? 0) - (before.eval ?? 0)).toBe(0);

@@ -8,6 +8,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as locks from "@/app/api/locks/route";
 import type { LockRow, LocksResponse } from "@/lib/api";
+import { callsPerCommand } from "@/scripts/command-stats";
 import Redlock, { legacyOwnerKey, waitersKey } from "@redlock-console/redlock";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
@@ -306,12 +307,7 @@ const notifyFlags = async (node: Redis) =>
 async function commandStats(
   node: Redis,
 ): Promise<{ [command: string]: number; scan: number; ping: number; total: number }> {
-  const info = await node.info("commandstats");
-  const calls: Record<string, number> = {};
-  let total = 0;
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    calls[match[1]!] = Number(match[2]);
-    total += Number(match[2]);
-  }
+  const calls = await callsPerCommand([node]);
+  const total = Object.values(calls).reduce((sum, count) => sum + count, 0);
   return { ...calls, scan: calls.scan ?? 0, ping: calls.ping ?? 0, total };
 }

@@ -10,6 +10,7 @@ import Redlock, {
   NodeQuarantinedError,
   type Settings,
 } from "@redlock-console/redlock";
+import { callsPerCommand } from "@/scripts/command-stats";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import { blockOn, quiet, waitAllVoting, waitNodeStatus, waitRestartSeen } from "./support";
 
@@ -46,22 +47,10 @@ const refusal = (redlock: Redlock, resource: string) =>
     (error: unknown) => error,
   );
 
-/** `calls` per command from INFO commandstats, summed over every node (scripts' inner commands included). */
-async function commandCalls(clients: Redis[]): Promise<Map<string, number>> {
-  const infos = await Promise.all(clients.map((client) => client.info("commandstats")));
-  const calls = new Map<string, number>();
-  for (const match of infos.flatMap((info) => [
-    ...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm),
-  ])) {
-    calls.set(match[1]!, (calls.get(match[1]!) ?? 0) + Number(match[2]));
-  }
-  return calls;
-}
-
-const delta = (before: Map<string, number>, after: Map<string, number>) =>
+const delta = (before: Record<string, number>, after: Record<string, number>) =>
   Object.fromEntries(
-    [...after]
-      .map(([command, calls]) => [command, calls - (before.get(command) ?? 0)])
+    Object.entries(after)
+      .map(([command, calls]) => [command, calls - (before[command] ?? 0)])
       .filter(([, calls]) => calls !== 0),
   );
 
@@ -175,9 +164,9 @@ describe("restart quarantine", () => {
         ).settled;
       };
       await cycle(); // sends the scripts to every node, so the first EVAL of each is not counted below
-      const before = await commandCalls(observers);
+      const before = await callsPerCommand(observers);
       for (let index = 0; index < cycles; index += 1) await cycle();
-      return delta(before, await commandCalls(observers));
+      return delta(before, await callsPerCommand(observers));
     };
     const withQuarantine = await callsFor(quarantineMs);
     const withoutQuarantine = await callsFor(false);

@@ -1,4 +1,5 @@
 import { shortValue } from "@/components/ui/format";
+import { PlainTable } from "@/components/ui/plain-table";
 import type { NodeHolder } from "@/lib/api/locks";
 
 type PlannedOutcome = "delete" | "keep-other" | "absent" | "unreachable";
@@ -37,34 +38,23 @@ export function ForceReleasePreview({
   force: boolean;
 }) {
   return (
-    <div className="table-scroll">
-      <table className="plain" aria-label="What will be deleted">
-        <thead>
-          <tr>
-            <th scope="col">Node</th>
-            <th scope="col">Value there</th>
-            <th scope="col">Action</th>
+    <PlainTable label="What will be deleted" columns={["Node", "Value there", "Action"]}>
+      {nodes.map((holder) => {
+        const outcome = plannedOutcome(holder, expectedValue, force);
+        return (
+          <tr key={holder.nodeId} className={`planned-${outcome}`}>
+            <td>{holder.nodeId}</td>
+            <td>
+              {holder.value === null ? (
+                "—"
+              ) : (
+                <code title={holder.value}>{shortValue(holder.value)}</code>
+              )}
+            </td>
+            <td>{OUTCOME_TEXT[outcome]}</td>
           </tr>
-        </thead>
-        <tbody>
-          {nodes.map((holder) => {
-            const outcome = plannedOutcome(holder, expectedValue, force);
-            return (
-              <tr key={holder.nodeId} className={`planned-${outcome}`}>
-                <td>{holder.nodeId}</td>
-                <td>
-                  {holder.value === null ? (
-                    "—"
-                  ) : (
-                    <code title={holder.value}>{shortValue(holder.value)}</code>
-                  )}
-                </td>
-                <td>{OUTCOME_TEXT[outcome]}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </PlainTable>
   );
 }

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { formatLatencyMs, formatTimestamp, shortValue } from "@/components/ui/format";
+import { PlainTable } from "@/components/ui/plain-table";
 import type { ForceReleaseNodeResult, ForceReleaseResponse } from "@/lib/api/actions";
 import type { AuditEntry } from "@/lib/api/audit";
 
@@ -20,34 +21,18 @@ export function ForceReleaseOutcomes({
   label: string;
 }) {
   return (
-    <div className="table-scroll">
-      <table className="plain" aria-label={label}>
-        <thead>
-          <tr>
-            <th scope="col">Node</th>
-            <th scope="col">Value found</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Latency</th>
-          </tr>
-        </thead>
-        <tbody>
-          {nodes.map((node) => (
-            <tr key={node.nodeId}>
-              <td>{node.nodeId}</td>
-              <td>
-                {node.value === null ? (
-                  "—"
-                ) : (
-                  <code title={node.value}>{shortValue(node.value)}</code>
-                )}
-              </td>
-              <td>{OUTCOME_TEXT[node.outcome]}</td>
-              <td>{formatLatencyMs(node.latencyMs)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <PlainTable label={label} columns={["Node", "Value found", "Outcome", "Latency"]}>
+      {nodes.map((node) => (
+        <tr key={node.nodeId}>
+          <td>{node.nodeId}</td>
+          <td>
+            {node.value === null ? "—" : <code title={node.value}>{shortValue(node.value)}</code>}
+          </td>
+          <td>{OUTCOME_TEXT[node.outcome]}</td>
+          <td>{formatLatencyMs(node.latencyMs)}</td>
+        </tr>
+      ))}
+    </PlainTable>
   );
 }
 

@@ -1,6 +1,7 @@
 import { OwnerExtension } from "@/components/locks/owner-extension";
 import { HolderValue } from "@/components/locks/holder-value";
 import { labelsText, ownerHeadline } from "@/components/locks/lock-owner";
+import { PlainTable } from "@/components/ui/plain-table";
 import { expiresAtMs, type NodeHolder, type NodeHolderDetail } from "@/lib/api/locks";
 import type { NodeInfo } from "@/lib/api/nodes";
 import { PttlBar } from "./pttl-bar";
@@ -55,51 +56,41 @@ export function NodeHoldersTable({
   scaleMs,
 }: NodeHoldersTableProps) {
   return (
-    <div className="table-scroll">
-      <table className="plain" aria-label="Per-node holders">
-        <thead>
-          <tr>
-            <th scope="col">Node</th>
-            <th scope="col">Value</th>
-            <th scope="col">Owner</th>
-            <th scope="col">Time to live</th>
-            <th scope="col">Fencing counter</th>
-          </tr>
-        </thead>
-        <tbody>
-          {holders.map((holder) => (
-            <tr key={holder.nodeId}>
-              <th scope="row">
-                {holder.nodeId}
-                <div className="muted mono">
-                  {nodes?.find((node) => node.id === holder.nodeId)?.address}
-                </div>
-              </th>
-              <td>
-                {holder.reachable ? (
-                  <HolderValue value={holder.value} />
-                ) : (
-                  <span className="muted">unknown</span>
-                )}
-                <div className="muted">{valueNote(holder, majorityValue)}</div>
-              </td>
-              <td>{ownerCell(holder)}</td>
-              <td style={{ minWidth: "11rem" }}>
-                {holder.reachable ? (
-                  <PttlBar
-                    label={`${holder.nodeId} time to live`}
-                    expiresAtMs={expiresAtMs(holder.pttlMs, serverTimeMs)}
-                    scaleMs={scaleMs}
-                  />
-                ) : (
-                  <span className="muted">unknown</span>
-                )}
-              </td>
-              <td>{fencingCell(holder)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <PlainTable
+      label="Per-node holders"
+      columns={["Node", "Value", "Owner", "Time to live", "Fencing counter"]}
+    >
+      {holders.map((holder) => (
+        <tr key={holder.nodeId}>
+          <th scope="row">
+            {holder.nodeId}
+            <div className="muted mono">
+              {nodes?.find((node) => node.id === holder.nodeId)?.address}
+            </div>
+          </th>
+          <td>
+            {holder.reachable ? (
+              <HolderValue value={holder.value} />
+            ) : (
+              <span className="muted">unknown</span>
+            )}
+            <div className="muted">{valueNote(holder, majorityValue)}</div>
+          </td>
+          <td>{ownerCell(holder)}</td>
+          <td style={{ minWidth: "11rem" }}>
+            {holder.reachable ? (
+              <PttlBar
+                label={`${holder.nodeId} time to live`}
+                expiresAtMs={expiresAtMs(holder.pttlMs, serverTimeMs)}
+                scaleMs={scaleMs}
+              />
+            ) : (
+              <span className="muted">unknown</span>
+            )}
+          </td>
+          <td>{fencingCell(holder)}</td>
+        </tr>
+      ))}
+    </PlainTable>
   );
 }

@@ -30,93 +30,75 @@ export const actorOf = (ctx: ConsoleContext, request: Request, principal: Princi
   userAgent: userAgent(request),
 });
 
-interface ActionMeta {
+/** One manual action: what it is, what it runs, and how its audit entry sums up a success. */
+interface AuditedAction<Body extends { resources: string[] }, Result> {
   readonly action: AuditAction;
-  readonly resources: string[];
-  readonly value: string | null;
-  readonly reason?: string;
+  /** The value acted on; acquire has none until it succeeds, and then the result's is audited. */
+  readonly valueOf: (body: Body) => string | null;
+  readonly run: (ctx: ConsoleContext, actor: Actor, body: Body) => Promise<Result>;
+  readonly summary: (body: Body, result: Result) => string;
 }
 
-async function audited<T>(
-  ctx: ConsoleContext,
-  actor: Actor,
-  meta: ActionMeta,
-  run: () => Promise<T>,
-  summary: (result: T) => string,
-): Promise<T> {
-  const record = (outcome: "success" | "failure", detail: string, value = meta.value) =>
-    ctx.audit.append({
-      action: meta.action,
-      actor: actor.principal.label,
-      clientIp: actor.clientIp,
-      userAgent: actor.userAgent,
-      resources: meta.resources,
-      value,
-      reason: meta.reason ?? null,
-      outcome,
-      detail,
-    });
-  try {
-    const result = await run();
-    await record("success", summary(result), (result as { value?: string }).value ?? meta.value);
-    ctx.metrics.recordAction(meta.action, "success");
-    return result;
-  } catch (error) {
-    await record(
-      "failure",
-      isApiError(error) ? `${error.code}: ${error.message}` : "internal error",
-    );
-    ctx.metrics.recordAction(meta.action, isApiError(error) ? error.code : "internal");
-    throw error;
-  } finally {
-    void ctx.probe.runOnce();
-  }
+/** The action as the API runs it: audited, unless refused first for a reserved resource. */
+function audited<Body extends { resources: string[] }, Result>(
+  spec: AuditedAction<Body, Result>,
+): (ctx: ConsoleContext, actor: Actor, body: Body) => Promise<Result> {
+  return async (ctx, actor, body) => {
+    assertNotReserved(body.resources); // a bad request: refused before it is audited or probed
+    const record = (outcome: "success" | "failure", detail: string, value = spec.valueOf(body)) =>
+      ctx.audit.append({
+        action: spec.action,
+        actor: actor.principal.label,
+        clientIp: actor.clientIp,
+        userAgent: actor.userAgent,
+        resources: body.resources,
+        value,
+        reason: null,
+        outcome,
+        detail,
+      });
+    try {
+      const result = await spec.run(ctx, actor, body);
+      await record(
+        "success",
+        spec.summary(body, result),
+        (result as { value?: string }).value ?? spec.valueOf(body),
+      );
+      ctx.metrics.recordAction(spec.action, "success");
+      return result;
+    } catch (error) {
+      await record(
+        "failure",
+        isApiError(error) ? `${error.code}: ${error.message}` : "internal error",
+      );
+      ctx.metrics.recordAction(spec.action, isApiError(error) ? error.code : "internal");
+      throw error;
+    } finally {
+      void ctx.probe.runOnce();
+    }
+  };
 }
 
 const deps = (ctx: ConsoleContext) => ({ redlock: ctx.redlock, nodes: ctx.registry.nodes });
 
-export function acquireAudited(
-  ctx: ConsoleContext,
-  actor: Actor,
-  body: AcquireRequest,
-): Promise<LockGrant> {
-  assertNotReserved(body.resources); // a bad request, refused before anything is audited or probed
-  return audited(
-    ctx,
-    actor,
-    { action: "acquire", resources: body.resources, value: null },
-    () => acquireLock(deps(ctx), body, consoleOwnerLabels(actor.principal)),
-    (lock) =>
-      `acquired for ${body.ttlMs} ms, validity ${lock.validityMs} ms${lock.fencingToken === null ? "" : `, fencing token ${lock.fencingToken}`}`,
-  );
-}
+export const acquireAudited = audited<AcquireRequest, LockGrant>({
+  action: "acquire",
+  valueOf: () => null,
+  run: (ctx, actor, body) => acquireLock(deps(ctx), body, consoleOwnerLabels(actor.principal)),
+  summary: (body, lock) =>
+    `acquired for ${body.ttlMs} ms, validity ${lock.validityMs} ms${lock.fencingToken === null ? "" : `, fencing token ${lock.fencingToken}`}`,
+});
 
-export function extendAudited(
-  ctx: ConsoleContext,
-  actor: Actor,
-  body: ExtendRequest,
-): Promise<LockGrant> {
-  assertNotReserved(body.resources); // a bad request, refused before anything is audited or probed
-  return audited(
-    ctx,
-    actor,
-    { action: "extend", resources: body.resources, value: body.value },
-    () => extendLock(deps(ctx), body),
-    (lock) => `extended to ${body.ttlMs} ms, validity ${lock.validityMs} ms`,
-  );
-}
+export const extendAudited = audited<ExtendRequest, LockGrant>({
+  action: "extend",
+  valueOf: (body) => body.value,
+  run: (ctx, _actor, body) => extendLock(deps(ctx), body),
+  summary: (body, lock) => `extended to ${body.ttlMs} ms, validity ${lock.validityMs} ms`,
+});
 
-export function releaseAudited(
-  ctx: ConsoleContext,
-  actor: Actor,
-  body: ReleaseRequest,
-): Promise<Omit<ReleaseResponse, "serverTime">> {
-  assertNotReserved(body.resources); // a bad request, refused before anything is audited or probed
-  return audited(
-    ctx,
-    actor,
-    { action: "release", resources: body.resources, value: body.value },
-    () => releaseLock(deps(ctx), body),
-    (result) => `released on ${result.releasedCount} node(s)`,
-  );
-}
+export const releaseAudited = audited<ReleaseRequest, Omit<ReleaseResponse, "serverTime">>({
+  action: "release",
+  valueOf: (body) => body.value,
+  run: (ctx, _actor, body) => releaseLock(deps(ctx), body),
+  summary: (_body, result) => `released on ${result.releasedCount} node(s)`,
+});
