@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type * as OtelApi from "@opentelemetry/api";
 import { isExecutionError } from "./errors";
+import { quorumSize } from "./quorum";
 import type { ExecutionStats, Operation } from "./types";
 
 type Api = typeof OtelApi;
@@ -62,7 +63,7 @@ export function startOperationSpan(
       "redlock.operation": operation,
       "redlock.resources": [...resources],
       "redlock.nodes": nodeCount,
-      "redlock.quorum": Math.floor(nodeCount / 2) + 1,
+      "redlock.quorum": quorumSize(nodeCount),
       ...(ttlMs === undefined ? {} : { "redlock.ttl_ms": ttlMs }),
     },
   });

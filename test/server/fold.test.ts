@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { foldResource, majorityValidityMs } from "@/lib/server/locks/rows/fold";
+import { foldResource } from "@/lib/server/locks/rows/fold";
+import { quorumExpiry } from "@/lib/server/locks/rows/quorum";
 import { parseRedissonHash, type NodeKeyState } from "@/lib/server/locks/read/key-state";
 import { globMatch } from "@/lib/server/locks/read/glob";
 
@@ -62,8 +63,8 @@ describe("folding one resource across five nodes", () => {
   });
 
   it("reports -1 validity for keys without expiry, and null when nobody holds it", () => {
-    expect(majorityValidityMs([-1, -1, -1], 3)).toBe(-1);
-    expect(majorityValidityMs([-1, -1, 700], 3)).toBe(700);
+    expect(quorumExpiry([-1, -1, -1], 3)).toBe(-1);
+    expect(quorumExpiry([-1, -1, 700], 3)).toBe(700);
     expect(foldResource("r", [null, null, null, null, null], ids, 3)).toBeNull();
   });
 });

@@ -2,25 +2,30 @@ import "server-only";
 /**
  * Per-lock transitions folded from the live index's per-node changes: a value reaching a majority
  * is an acquisition; the holder's value leaving a majority is a release, an expiry or a
- * force-release, told apart by the keyspace events that removed it (del / expired / evicted) or,
- * when a node's removal came without one (polling, a delete and a new value within one read), by
- * whether the hold's validity had run out. Transitions are folded only while the index is whole
- * (every reachable node listed and followed); a stretch when it is not is recorded as a gap, never
- * as quiet, and the holds are then re-read from the index without emitting anything.
+ * force-release (the rules: hold-fold.ts). Transitions are folded only while the index is whole;
+ * a stretch when it is not is recorded as a gap, never as quiet, and the holds are then re-read
+ * from the index without emitting anything (coverage.ts). Partial and conflict episodes
+ * (episodes.ts) and brief holds (brief-holds.ts) are counted beside. This file keeps the holds and
+ * wires those rules to the index, the history and the listeners.
  */
 import type { LockState, OwnerInfo } from "@/lib/api";
-import {
-  EPISODE_MIN_MS,
-  makeTransition,
-  type HistoryHorizon,
-  type Transition,
-  type TransitionKind,
-} from "@/lib/api/timeline";
+import { makeTransition, type HistoryHorizon, type Transition } from "@/lib/api/timeline";
 import type { IndexObserver, Reads } from "../locks/rows/live-index";
-import type { IndexedState, RemovalCause } from "../locks/watch/node-watch";
-import { ownerOfValue } from "../locks/read/ownership";
+import type { RemovalCause } from "../locks/watch/node-watch";
 import { describeLatin1Key } from "../locks/read/key-name";
+import { standingOf, waitersOf } from "../locks/rows/quorum";
+import { Coverage } from "./coverage";
+import { Episodes } from "./episodes";
 import { History } from "./history";
+import { BriefHolds } from "./brief-holds";
+import {
+  extendedTo,
+  holdEnd,
+  lossCause,
+  majorityHold,
+  type ForceMark,
+  type Hold,
+} from "./hold-fold";
 
 /** What the timeline needs of the live index. */
 export interface IndexView {
@@ -45,33 +50,11 @@ export interface TimelineOptions {
   readonly durable?: boolean;
 }
 
-/** An expiry that moved later by less than this is read jitter, not an extension. */
-const EXTENSION_MIN_MS = 250;
 /** A force-release mark is matched to a disappearing value within this long. */
 const FORCE_MARK_TTL_MS = 30_000;
 /** A hold that ran out is remembered this long, to flag the next holder as a possible overlap. */
 const EXPIRED_MEMORY_MS = 60 * 60_000;
 const PRUNE_INTERVAL_MS = 60_000;
-/** Brief holds reported by the nodes are gathered this long: their reads land at slightly different times. */
-const BRIEF_WINDOW_MS = 500;
-
-interface Hold {
-  readonly value: string;
-  readonly owner: OwnerInfo | null;
-  /** When the hold began: its owner's acquiredAt, else when it reached a majority. */
-  readonly sinceMs: number;
-  /** The quorum-th latest expiry of the value (console clock); Infinity without a TTL. */
-  expiresAtMs: number;
-  waiters: number;
-  /** Per node, why it lost the value, once it did. */
-  readonly causes: Array<RemovalCause | undefined>;
-}
-
-interface Episode {
-  readonly kind: "partial" | "conflict";
-  readonly sinceMs: number;
-  reported: boolean;
-}
 
 type Listener = (transition: Transition) => void;
 
@@ -80,22 +63,15 @@ export class Timeline implements IndexObserver {
   readonly #options: TimelineOptions;
   readonly #history: History;
   readonly #holds = new Map<string, Hold>();
-  readonly #episodes = new Map<string, Episode>();
+  readonly #episodes = new Episodes();
   readonly #expired = new Map<string, { value: string; owner: OwnerInfo | null; at: number }>();
-  readonly #forceMarks = new Map<
-    string,
-    { by: string; reason: string | null; atMs: number; value: string | null }
-  >();
+  readonly #forceMarks = new Map<string, ForceMark>();
   readonly #listeners = new Set<Listener>();
-  /** Per lock: brief holds per node since `sinceMs`, until the window closes. */
-  readonly #brief = new Map<string, { sinceMs: number; holds: number[] }>();
+  readonly #brief = new BriefHolds();
+  readonly #coverage = new Coverage();
   #nextId = 1;
   /** Transitions folded in this process (restored ones not counted). */
   #emitted = 0;
-  #complete = false;
-  #gapSinceMs: number | null = null;
-  #completeSinceMs: number | null = null;
-  #basis: HistoryHorizon["basis"] = "index-listed";
   #lastPruneMs = 0;
 
   constructor(index: IndexView, options: TimelineOptions) {
@@ -124,23 +100,7 @@ export class Timeline implements IndexObserver {
   }
 
   horizon(): HistoryHorizon {
-    const oldest = this.#history.oldest;
-    const full = this.#history.size >= this.#history.capacity;
-    const retentionSince = full && oldest ? oldest.at : null;
-    const since =
-      this.#completeSinceMs === null
-        ? null
-        : retentionSince !== null && retentionSince > this.#completeSinceMs
-          ? retentionSince
-          : this.#completeSinceMs;
-    return {
-      completeSince: since,
-      basis: since !== null && since === retentionSince ? "retention" : this.#basis,
-      gapOpen: !this.#complete,
-      capacity: this.#history.capacity,
-      retained: this.#history.size,
-      durable: this.#options.durable ?? false,
-    };
+    return this.#coverage.horizon(this.#history, this.#options.durable ?? false);
   }
 
   /**
@@ -150,13 +110,10 @@ export class Timeline implements IndexObserver {
   restore(stored: readonly Transition[], storeAsOfMs: number | null, nowMs = Date.now()): void {
     for (const transition of stored) this.#history.push({ ...transition, id: this.#nextId++ });
     const first = stored[0];
-    if (first) {
-      this.#completeSinceMs = first.at;
-      this.#basis = "store";
-      this.#gapSinceMs = storeAsOfMs ?? stored.at(-1)!.at;
-    } else {
-      this.#gapSinceMs = nowMs;
-    }
+    this.#coverage.restored(
+      first ? first.at : null,
+      first ? (storeAsOfMs ?? stored.at(-1)!.at) : nowMs,
+    );
   }
 
   /** A force-release by `by` is about to delete `resource` (this console's action). */
@@ -180,13 +137,9 @@ export class Timeline implements IndexObserver {
   ): void {
     if (!this.#checkComplete(nowMs)) return;
     const hold = this.#holds.get(key);
-    if (
-      hold &&
-      nodeIndex >= 0 &&
-      reads[nodeIndex]?.value !== hold.value &&
-      hold.causes[nodeIndex] === undefined
-    )
-      hold.causes[nodeIndex] = cause ?? "unknown";
+    const loss = hold && lossCause(hold, reads[nodeIndex], nodeIndex, cause);
+    if (loss) hold.causes[nodeIndex] = loss;
+    // An eviction is a transition of its own, whatever the hold: the lock's safety is gone there.
     if (cause === "evicted") {
       this.#emit({
         kind: "evicted",
@@ -202,19 +155,7 @@ export class Timeline implements IndexObserver {
 
   /** A node is relisted after a gap: what changed there since `sinceMs` is unknown until it ends. */
   gap(sinceMs: number): void {
-    if (this.#complete && this.#emitted === 0 && this.#basis === "index-listed") {
-      // Nothing recorded yet (a node that connected after the others is listed at start): history
-      // simply begins once it is whole, rather than with a gap.
-      this.#complete = false;
-      this.#completeSinceMs = null;
-      return;
-    }
-    if (this.#complete) {
-      this.#complete = false;
-      this.#gapSinceMs = sinceMs;
-    } else if (this.#gapSinceMs !== null && sinceMs < this.#gapSinceMs) {
-      this.#gapSinceMs = sinceMs;
-    }
+    this.#coverage.gap(sinceMs, this.#emitted > 0);
   }
 
   /**
@@ -224,25 +165,8 @@ export class Timeline implements IndexObserver {
    * many times as a majority of nodes saw such a value (the quorum-th largest count).
    */
   brief(key: string, nodeIndex: number, holds: number, nowMs = Date.now()): void {
-    if (!this.#complete || nodeIndex < 0) return;
-    let entry = this.#brief.get(key);
-    if (!entry) {
-      entry = { sinceMs: nowMs, holds: this.#index.nodeIds.map(() => 0) };
-      this.#brief.set(key, entry);
-    }
-    entry.holds[nodeIndex]! += holds;
-  }
-
-  #flushBrief(nowMs: number): void {
-    for (const [key, entry] of this.#brief) {
-      if (nowMs - entry.sinceMs < BRIEF_WINDOW_MS) continue;
-      this.#brief.delete(key);
-      const counts = [...entry.holds].sort((a, b) => b - a);
-      const holds = counts[this.#index.quorumSize - 1] ?? 0;
-      if (holds === 0) continue;
-      this.#history.countBriefHolds(displayName(key), nowMs, holds);
-      this.#options.onBriefHolds?.(holds);
-    }
+    if (!this.#coverage.complete || nodeIndex < 0) return;
+    this.#brief.add(key, nodeIndex, holds, this.#index.nodeIds.length, nowMs);
   }
 
   /** Called every ~100 ms: gap bookkeeping, episodes that lasted, pruning. */
@@ -252,12 +176,12 @@ export class Timeline implements IndexObserver {
       return;
     }
     this.#options.onComplete?.(nowMs);
-    this.#flushBrief(nowMs);
-    for (const [key, episode] of this.#episodes) {
-      if (episode.reported || nowMs - episode.sinceMs < EPISODE_MIN_MS) continue;
-      episode.reported = true;
-      this.#emit({ kind: episode.kind, resource: key, at: nowMs, since: episode.sinceMs });
+    for (const [key, holds] of this.#brief.close(nowMs, this.#index.quorumSize)) {
+      this.#history.countBriefHolds(displayName(key), nowMs, holds);
+      this.#options.onBriefHolds?.(holds);
     }
+    for (const [key, episode] of this.#episodes.due(nowMs))
+      this.#emit({ kind: episode.kind, resource: key, at: nowMs, since: episode.sinceMs });
     if (nowMs - this.#lastPruneMs >= PRUNE_INTERVAL_MS) {
       this.#lastPruneMs = nowMs;
       this.#history.pruneActivity(nowMs);
@@ -273,158 +197,76 @@ export class Timeline implements IndexObserver {
    * it silently and the stretch before is recorded as a gap (or, the first time, starts history).
    */
   #checkComplete(nowMs: number): boolean {
-    const complete = this.#index.complete;
-    if (complete === this.#complete) return complete;
-    this.#complete = complete;
-    if (!complete) {
-      this.#gapSinceMs ??= nowMs;
-      return false;
+    const step = this.#coverage.check(this.#index.complete, nowMs);
+    if (step.kind === "whole") {
+      this.#reseed(nowMs);
+      if (step.gapSinceMs !== null)
+        this.#emit({ kind: "gap", resource: "", at: nowMs, since: step.gapSinceMs });
     }
-    this.#reseed(nowMs);
-    if (this.#completeSinceMs === null) {
-      this.#completeSinceMs = nowMs;
-      this.#basis = "index-listed";
-    } else if (this.#gapSinceMs !== null) {
-      // A relist, or (restored from a store) the time no console was watching.
-      this.#emit({ kind: "gap", resource: "", at: nowMs, since: this.#gapSinceMs });
-    }
-    this.#gapSinceMs = null;
-    return true;
+    return this.#coverage.complete;
   }
 
   #reseed(nowMs: number): void {
     this.#holds.clear();
     this.#episodes.clear();
     for (const key of this.#index.keysFrom("")) {
-      const reads = this.#index.reads(key);
-      const majority = this.#majority(reads);
-      if (majority) this.#holds.set(key, this.#newHold(majority, reads, nowMs));
+      const hold = majorityHold(this.#index.reads(key), this.#index.quorumSize, nowMs);
+      if (hold) this.#holds.set(key, hold);
     }
   }
 
   #fold(key: string, reads: Reads, state: LockState | null, nowMs: number): void {
     const quorumSize = this.#index.quorumSize;
     let hold = this.#holds.get(key);
-    if (hold) {
-      let holders = 0;
-      let unreachable = 0;
-      for (const read of reads) {
-        if (read === undefined) unreachable += 1;
-        else if (read?.value === hold.value) holders += 1;
-      }
-      if (holders + unreachable < quorumSize) {
-        this.#end(key, hold, nowMs);
-        hold = undefined;
-      } else {
-        hold.waiters = Math.max(hold.waiters, waitersOf(reads));
-        const expiresAtMs = quorumExpiry(reads, hold.value, quorumSize);
-        if (holders >= quorumSize && expiresAtMs > hold.expiresAtMs + EXTENSION_MIN_MS) {
-          hold.expiresAtMs = expiresAtMs;
-          this.#emit({
-            kind: "extended",
-            resource: key,
-            at: nowMs,
-            value: hold.value,
-            owner: hold.owner,
-            heldMs: nowMs - hold.sinceMs,
-            waiters: hold.waiters,
-          });
-        }
-      }
-    }
-    if (!hold) {
-      const majority = this.#majority(reads);
-      if (majority) {
-        const next = this.#newHold(majority, reads, nowMs);
-        this.#holds.set(key, next);
-        const previous = this.#expired.get(key);
-        this.#expired.delete(key);
+    const standing = hold && standingOf(reads, hold.value, quorumSize);
+    if (hold && standing === "lost") {
+      this.#end(key, hold, nowMs);
+      hold = undefined;
+    } else if (hold) {
+      hold.waiters = Math.max(hold.waiters, waitersOf(reads).count);
+      const expiresAtMs = standing === "majority" ? extendedTo(hold, reads, quorumSize) : null;
+      if (expiresAtMs !== null) {
+        hold.expiresAtMs = expiresAtMs;
         this.#emit({
-          kind: "acquired",
+          kind: "extended",
           resource: key,
           at: nowMs,
-          value: next.value,
-          owner: next.owner,
-          waiters: next.waiters,
-          afterExpired:
-            previous && previous.value !== next.value
-              ? { value: previous.value, owner: previous.owner, expiredAt: previous.at }
-              : null,
+          value: hold.value,
+          owner: hold.owner,
+          heldMs: nowMs - hold.sinceMs,
+          waiters: hold.waiters,
         });
       }
     }
-    this.#trackEpisode(key, state, nowMs);
+    const next = hold ? null : majorityHold(reads, quorumSize, nowMs);
+    if (next) {
+      this.#holds.set(key, next);
+      const previous = this.#expired.get(key);
+      this.#expired.delete(key);
+      this.#emit({
+        kind: "acquired",
+        resource: key,
+        at: nowMs,
+        value: next.value,
+        owner: next.owner,
+        waiters: next.waiters,
+        afterExpired:
+          previous && previous.value !== next.value
+            ? { value: previous.value, owner: previous.owner, expiredAt: previous.at }
+            : null,
+      });
+    }
+    this.#episodes.track(key, state, nowMs);
   }
 
   #end(key: string, hold: Hold, nowMs: number): void {
     this.#holds.delete(key);
-    const mark = this.#forceMarks.get(key);
-    let kind: TransitionKind;
-    let endMs = nowMs;
-    if (mark && (mark.value === null || mark.value === hold.value)) {
-      this.#forceMarks.delete(key);
-      kind = "force-released";
-    } else {
-      let expired = 0;
-      let deleted = 0;
-      for (const cause of hold.causes) {
-        // A removal without its event: only a delete removes a value before its validity ends.
-        const known =
-          cause === "unknown" ? (hold.expiresAtMs <= nowMs ? "expired" : "deleted") : cause;
-        if (known === "expired") expired += 1;
-        else if (known === "deleted") deleted += 1;
-      }
-      kind = expired > 0 && expired >= deleted ? "expired" : "released";
-      if (kind === "expired" && Number.isFinite(hold.expiresAtMs))
-        endMs = Math.min(nowMs, hold.expiresAtMs);
-    }
-    if (kind === "expired")
+    const { endMs, ...end } = holdEnd(hold, this.#forceMarks.get(key), nowMs);
+    if (end.kind === "force-released") this.#forceMarks.delete(key);
+    if (end.kind === "expired")
       this.#expired.set(key, { value: hold.value, owner: hold.owner, at: endMs });
-    this.#emit({
-      kind,
-      resource: key,
-      at: nowMs,
-      value: hold.value,
-      owner: hold.owner,
-      heldMs: Math.max(0, endMs - hold.sinceMs),
-      waiters: hold.waiters,
-      by: kind === "force-released" ? (mark?.by ?? null) : null,
-      reason: kind === "force-released" ? (mark?.reason ?? null) : null,
-    });
-  }
-
-  #trackEpisode(key: string, state: LockState | null, nowMs: number): void {
-    if (state !== "partial" && state !== "conflict") {
-      this.#episodes.delete(key);
-      return;
-    }
-    const episode = this.#episodes.get(key);
-    if (episode?.kind === state) return;
-    this.#episodes.set(key, { kind: state, sinceMs: nowMs, reported: false });
-  }
-
-  /** The state held by a majority of nodes, if any. */
-  #majority(reads: Reads): IndexedState | null {
-    const quorumSize = this.#index.quorumSize;
-    for (const read of reads) {
-      if (!read) continue;
-      let count = 0;
-      for (const other of reads) if (other?.value === read.value) count += 1;
-      if (count >= quorumSize) return read;
-    }
-    return null;
-  }
-
-  #newHold(state: IndexedState, reads: Reads, nowMs: number): Hold {
-    const owner = state.legacyOwner ?? ownerOfValue(state.value);
-    return {
-      value: state.value,
-      owner,
-      sinceMs: owner?.acquiredAt ?? nowMs,
-      expiresAtMs: quorumExpiry(reads, state.value, this.#index.quorumSize),
-      waiters: waitersOf(reads),
-      causes: reads.map(() => undefined),
-    };
+    const { value, owner, waiters } = hold;
+    this.#emit({ ...end, resource: key, at: nowMs, value, owner, waiters });
   }
 
   #emit(
@@ -448,20 +290,3 @@ export class Timeline implements IndexObserver {
 
 /** The resource name of a key (latin1 of its bytes) as the API shows it: its UTF-8 text. */
 const displayName = (key: string): string => describeLatin1Key(key).resource;
-
-function waitersOf(reads: Reads): number {
-  let waiters = 0;
-  for (const read of reads) waiters = Math.max(waiters, read?.waiters?.count ?? 0);
-  return waiters;
-}
-
-/** The quorum-th latest expiry among the nodes holding `value`; Infinity for no TTL; 0 if too few. */
-function quorumExpiry(reads: Reads, value: string, quorumSize: number): number {
-  const expiries: number[] = [];
-  for (const read of reads)
-    if (read?.value === value)
-      expiries.push(read.expiresAtMs < 0 ? Number.POSITIVE_INFINITY : read.expiresAtMs);
-  if (expiries.length < quorumSize) return 0;
-  expiries.sort((a, b) => b - a);
-  return expiries[quorumSize - 1]!;
-}

@@ -1,19 +1,12 @@
 /**
  * Folds what each node holds for a resource into one row: the majority value, how many nodes hold
- * it (quorum), how long it stays on a majority (validityMs) and the state. Pure, so it is tested
- * on hand-built inputs as well as on real keys.
+ * it (quorum), how long it stays on a majority (validityMs) and the state, by the rules of
+ * quorum.ts, plus the owner and flags. Pure, so it is tested on hand-built inputs as well as on
+ * real keys.
  */
-import type {
-  LockFlag,
-  LockFormat,
-  LockOwner,
-  LockRow,
-  LockState,
-  NodeHolder,
-  OwnerInfo,
-  WaitersSummary,
-} from "@/lib/api";
+import type { LockFlag, LockFormat, LockOwner, LockRow, NodeHolder, OwnerInfo } from "@/lib/api";
 import type { NodeKeyState } from "../read/key-state";
+import { leadingValue, quorumExpiry, rowState, waitersOf, type PerNode } from "./quorum";
 
 /** When a lock is flagged: thresholds in ms, measured at `serverTimeMs` (the snapshot's clock). */
 export interface FlagThresholds {
@@ -22,29 +15,8 @@ export interface FlagThresholds {
   readonly longWaitMs: number;
 }
 
-const NO_WAITERS: WaitersSummary = { count: 0, oldestSince: null };
-
 /** Per node, in node order: its key state, `null` (absent) or `undefined` (node unreachable). */
-export type NodeReads = ReadonlyArray<NodeKeyState | null | undefined>;
-
-/** -1 (no expiry) sorts above every finite TTL. */
-const ttlRank = (pttlMs: number) => (pttlMs < 0 ? Number.POSITIVE_INFINITY : pttlMs);
-
-/**
- * How long `pttls` (the TTLs of the nodes holding one value) keep that value on a majority:
- * the quorumSize-th largest, since after it expires fewer than quorumSize nodes hold the value.
- */
-export function majorityValidityMs(pttls: readonly number[], quorumSize: number): number | null {
-  if (pttls.length < quorumSize) return null;
-  const ranked = pttls.map(ttlRank).sort((a, b) => b - a);
-  const validity = ranked[quorumSize - 1]!;
-  return validity === Number.POSITIVE_INFINITY ? -1 : validity;
-}
-
-function stateOf(distinctValues: number, quorum: number, quorumSize: number): LockState {
-  if (distinctValues > 1) return "conflict";
-  return quorum >= quorumSize ? "held" : "partial";
-}
+export type NodeReads = PerNode<NodeKeyState>;
 
 /**
  * The owner of `value`: among the nodes holding it, the entry extended most (a node that missed an
@@ -61,19 +33,6 @@ function ownerOf(reads: NodeReads, value: string, format: LockFormat): LockOwner
       best = read.owner;
   }
   return best ? { kind: "labelled", ...best } : { kind: "unknown", format };
-}
-
-/** Each contender registers on every node: the fullest list is the best count, the oldest entry wins. */
-function waitersOf(reads: NodeReads): WaitersSummary {
-  let count = 0;
-  let oldestSince: number | null = null;
-  for (const read of reads) {
-    const waiters = read?.waiters ?? NO_WAITERS;
-    count = Math.max(count, waiters.count);
-    if (waiters.oldestSince !== null && (oldestSince === null || waiters.oldestSince < oldestSince))
-      oldestSince = waiters.oldestSince;
-  }
-  return { count, oldestSince };
 }
 
 /** Why a lock needs a look. Without thresholds only what needs no clock (no TTL) is flagged. */
@@ -104,20 +63,9 @@ export function foldResource(
   quorumSize: number,
   thresholds?: FlagThresholds,
 ): Omit<LockRow, "resourceBase64"> | null {
-  const byValue = new Map<string, number[]>();
-  for (const read of reads) {
-    if (read) byValue.set(read.value, [...(byValue.get(read.value) ?? []), read.pttlMs]);
-  }
-  if (byValue.size === 0) return null;
-  // The majority value; a tie goes to the value that stays longest, then to the smaller value (stable).
-  const longest = (pttls: number[]) => Math.max(...pttls.map(ttlRank));
-  const descending = (a: number, b: number) => (a > b ? -1 : a < b ? 1 : 0);
-  const [value, pttls] = [...byValue.entries()].sort(
-    ([valueA, a], [valueB, b]) =>
-      descending(a.length, b.length) ||
-      descending(longest(a), longest(b)) ||
-      (valueA < valueB ? -1 : 1),
-  )[0]!;
+  const leading = leadingValue(reads, (read) => read.pttlMs);
+  if (!leading) return null;
+  const { value, holders } = leading;
   const nodes: NodeHolder[] = nodeIds.map((nodeId, index) => {
     const read = reads[index];
     return {
@@ -134,17 +82,19 @@ export function foldResource(
     ? "redisson-hash"
     : "string";
   const owner = ownerOf(reads, value, format);
+  const pttls = holders.map((holder) => holder.pttlMs);
   const timing = {
-    validityMs: majorityValidityMs(pttls, quorumSize),
+    validityMs: quorumExpiry(pttls, quorumSize),
     heldSince: owner.kind === "labelled" ? owner.acquiredAt : null,
     waiters: waitersOf(reads),
   };
   return {
     resource,
-    state: stateOf(byValue.size, pttls.length, quorumSize),
+    // Some node holds `value`, so the state is never null.
+    state: rowState(reads, quorumSize)!,
     value,
     format,
-    quorum: pttls.length,
+    quorum: holders.length,
     quorumSize,
     nodes,
     owner,

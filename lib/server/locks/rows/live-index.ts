@@ -12,6 +12,7 @@ import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/a
 import type { ConsoleNode } from "../../node-registry";
 import type { NodeKeyState } from "../read/key-state";
 import { foldResource, type FlagThresholds } from "./fold";
+import { rowState, waitersOf } from "./quorum";
 import { ownerOfValue } from "../read/ownership";
 import { describeLatin1Key } from "../read/key-name";
 import { createBudget } from "../watch/budget";
@@ -45,20 +46,6 @@ export type Reads = ReadonlyArray<IndexedState | null | undefined>;
 const STATES: readonly LockState[] = ["held", "partial", "conflict"];
 /** How often expired states are dropped when no page asks. */
 const SWEEP_INTERVAL_MS = 100;
-
-/** held | partial | conflict from what the reachable nodes hold; null when none holds anything. */
-function stateOf(reads: Reads, quorumSize: number): LockState | null {
-  let first: string | undefined;
-  let holders = 0;
-  for (const read of reads) {
-    if (!read) continue;
-    if (first === undefined) first = read.value;
-    else if (read.value !== first) return "conflict";
-    holders += 1;
-  }
-  if (first === undefined) return null;
-  return holders >= quorumSize ? "held" : "partial";
-}
 
 /** Told of every per-node change while it happens (the timeline), and ticked with the sweeper. */
 export interface IndexObserver {
@@ -228,18 +215,15 @@ export class LiveIndex {
     const secondsSince = (epochMs: number) => Math.max(0, (nowMs - epochMs) / 1000);
     const { longHeldMs, longWaitMs, quorumSize } = this.#options;
     for (const key of this.#rows.keys()) {
+      const reads = this.#reads(key);
       let heldSince: number | null = null;
       let withoutTtl = 0;
-      let waiting = 0;
-      let oldestSince: number | null = null;
-      for (const read of this.#reads(key)) {
+      for (const read of reads) {
         if (!read) continue;
         if (read.acquiredAtMs !== null && heldSince === null) heldSince = read.acquiredAtMs;
         if (read.expiresAtMs < 0) withoutTtl += 1;
-        waiting = Math.max(waiting, read.waiters?.count ?? 0);
-        const since = read.waiters?.oldestSince ?? null;
-        if (since !== null && (oldestSince === null || since < oldestSince)) oldestSince = since;
       }
+      const { count: waiting, oldestSince } = waitersOf(reads);
       if (heldSince !== null) {
         figures.oldestAgeS = Math.max(figures.oldestAgeS, secondsSince(heldSince));
         if (nowMs - heldSince > longHeldMs) figures.longHeld += 1;
@@ -319,7 +303,7 @@ export class LiveIndex {
 
   #update(key: string, nodeIndex = -1, cause?: RemovalCause): void {
     const reads = this.#reads(key);
-    const next = stateOf(reads, this.#options.quorumSize);
+    const next = rowState(reads, this.#options.quorumSize);
     this.#observer?.observe(key, reads, next, nodeIndex, cause);
     const previous = this.#rows.get(key);
     if (next === (previous ?? null)) return;

@@ -1,0 +1,140 @@
+/**
+ * The rules of one lock's hold, as the timeline folds it from per-node changes: a hold begins when
+ * a value reaches a majority, is extended when its quorum expiry moves later, and ends when the
+ * value leaves the majority: force-released when this console marked it, else expired or released
+ * by why the nodes lost it. The timeline (timeline.ts) keeps the holds and emits the transitions;
+ * these rules are tested as tables in test/server/timeline-rules.test.ts.
+ */
+import type { OwnerInfo, TransitionKind } from "@/lib/api";
+import type { Reads } from "../locks/rows/live-index";
+import type { IndexedState, RemovalCause } from "../locks/watch/node-watch";
+import { ownerOfValue } from "../locks/read/ownership";
+import { majorityValue, quorumExpiry, waitersOf } from "../locks/rows/quorum";
+
+/** An expiry that moved later by less than this is read jitter, not an extension. */
+const EXTENSION_MIN_MS = 250;
+
+export interface Hold {
+  readonly value: string;
+  readonly owner: OwnerInfo | null;
+  /** When the hold began: its owner's acquiredAt, else when it reached a majority. */
+  readonly sinceMs: number;
+  /** The quorum-th latest expiry of the value (console clock); Infinity without a TTL. */
+  expiresAtMs: number;
+  /** The most contenders seen waiting during the hold. */
+  waiters: number;
+  /** Per node, why it lost the value, once it did. */
+  readonly causes: Array<RemovalCause | undefined>;
+}
+
+/** A force-release this console is about to make; `value` null when it did not read the value. */
+export interface ForceMark {
+  readonly by: string;
+  readonly reason: string | null;
+  readonly atMs: number;
+  readonly value: string | null;
+}
+
+export type EndKind = Extract<TransitionKind, "released" | "expired" | "force-released">;
+
+const expiresAtOf = (read: IndexedState) => read.expiresAtMs;
+
+/**
+ * A quorum expiry as the hold keeps it: Infinity for none, so that "later" is a plain comparison;
+ * 0 when fewer than a quorum hold the value, which the callers rule out (they ask on a majority).
+ */
+const asInstant = (expiry: number | null) =>
+  expiry === null ? 0 : expiry < 0 ? Number.POSITIVE_INFINITY : expiry;
+
+/** The hold of the value on a majority of `reads`, as seen at `nowMs`; null when no value is. */
+export function majorityHold(reads: Reads, quorumSize: number, nowMs: number): Hold | null {
+  const majority = majorityValue(reads, quorumSize, expiresAtOf);
+  if (!majority) return null;
+  const first = majority.holders[0]!;
+  const owner = first.legacyOwner ?? ownerOfValue(first.value);
+  return {
+    value: first.value,
+    owner,
+    sinceMs: owner?.acquiredAt ?? nowMs,
+    expiresAtMs: asInstant(quorumExpiry(majority.holders.map(expiresAtOf), quorumSize)),
+    waiters: waitersOf(reads).count,
+    causes: reads.map(() => undefined),
+  };
+}
+
+/**
+ * The cause to record for node `nodeIndex` after it changed to `read`: the first time it no longer
+ * holds the hold's value, why (its keyspace event, "unknown" when none came: polled, or a delete
+ * and a new value within one read); null when there is nothing new to record.
+ */
+export function lossCause(
+  hold: Hold,
+  read: IndexedState | null | undefined,
+  nodeIndex: number,
+  cause: RemovalCause | undefined,
+): RemovalCause | null {
+  if (nodeIndex < 0 || read?.value === hold.value || hold.causes[nodeIndex] !== undefined)
+    return null;
+  return cause ?? "unknown";
+}
+
+/**
+ * The hold's new expiry when `reads` (on which it is still on a majority) extended it, else null:
+ * its quorum expiry moved later by more than read jitter.
+ */
+export function extendedTo(hold: Hold, reads: Reads, quorumSize: number): number | null {
+  const expiries: number[] = [];
+  for (const read of reads) if (read?.value === hold.value) expiries.push(read.expiresAtMs);
+  const expiresAtMs = asInstant(quorumExpiry(expiries, quorumSize));
+  return expiresAtMs > hold.expiresAtMs + EXTENSION_MIN_MS ? expiresAtMs : null;
+}
+
+/**
+ * How a hold ended once its value left the majority, at `nowMs`: force-released when this console
+ * marked it (its value, or whatever was held); else expired when at least as many nodes lost it by expiry as by a delete, released
+ * otherwise. An eviction counts as neither (the node's own transition says it). A loss without
+ * its event counts as an expiry once the hold's validity ran out, else as a delete: only a
+ * delete removes a value before then.
+ */
+export function endKind(
+  hold: Pick<Hold, "value" | "expiresAtMs" | "causes">,
+  mark: ForceMark | undefined,
+  nowMs: number,
+): EndKind {
+  if (mark && (mark.value === null || mark.value === hold.value)) return "force-released";
+  let expired = 0;
+  let deleted = 0;
+  for (const cause of hold.causes) {
+    const known = cause === "unknown" ? (hold.expiresAtMs <= nowMs ? "expired" : "deleted") : cause;
+    if (known === "expired") expired += 1;
+    else if (known === "deleted") deleted += 1;
+  }
+  return expired > 0 && expired >= deleted ? "expired" : "released";
+}
+
+/** How `hold` ended at `nowMs`, and the fields of its transition. */
+export interface HoldEnd {
+  readonly kind: EndKind;
+  /** An expiry ended when the hold's validity ran out (the nodes' events may come later). */
+  readonly endMs: number;
+  readonly heldMs: number;
+  /** force-released: who did it and why (the mark's); null otherwise. */
+  readonly by: string | null;
+  readonly reason: string | null;
+}
+
+export function holdEnd(hold: Hold, mark: ForceMark | undefined, nowMs: number): HoldEnd {
+  const kind = endKind(hold, mark, nowMs);
+  const endMs =
+    kind === "expired" && Number.isFinite(hold.expiresAtMs)
+      ? Math.min(nowMs, hold.expiresAtMs)
+      : nowMs;
+  const forced = kind === "force-released";
+  return {
+    kind,
+    endMs,
+    heldMs: Math.max(0, endMs - hold.sinceMs),
+    by: forced ? (mark?.by ?? null) : null,
+    reason: forced ? (mark?.reason ?? null) : null,
+  };
+}
