@@ -1,5 +1,5 @@
 import { RedlockError } from "./errors";
-import type { IoredisClient as Client } from "./client-adapter";
+import type { RedisDriver } from "./driver";
 import { defineScript, evaluate, type Script, type ScriptArg } from "./script";
 
 /** A script command waiting for its node's next batch. */
@@ -50,7 +50,7 @@ return replies
  * Calls `onAnswered` once the node answers the call; `cached` as for `evaluate`.
  */
 export function sendBatch(
-  client: Client,
+  driver: RedisDriver,
   batchScript: BatchScript,
   batch: readonly QueuedCommand[],
   cached: boolean,
@@ -62,7 +62,7 @@ export function sendBatch(
     argv.push(command.script.sha, command.keys.length, command.args.length, ...command.args);
     keys.push(...command.keys);
   }
-  evaluate(client, batchScript, keys, argv, cached, onAnswered).then(
+  evaluate(driver, batchScript, keys, argv, cached, onAnswered).then(
     (replies) =>
       batch.forEach((command, index) => {
         const reply: unknown = Array.isArray(replies) ? replies[index] : undefined;
