@@ -44,9 +44,10 @@ return replies
 }
 
 /**
- * Sends `batch` to one node as a single call of `batchScript`. Each call is one ioredis Command, one
- * reply to parse and one promise, whatever the batch size: at 64 concurrent callers that
- * per-command cost, not Redis, was the bottleneck. Every command must be one the script carries.
+ * Sends `batch` to one node as a single call of `batchScript`. Each call is one command, one reply
+ * to parse and one promise, whatever the batch size: under many concurrent callers that
+ * per-command cost in the client, not Redis, is what limits throughput. Every command must be one
+ * the script carries.
  * Calls `onAnswered` once the node answers the call; `cached` as for `evaluate`.
  */
 export function sendBatch(

@@ -35,13 +35,13 @@ function split(
 
 /**
  * The nodes that list waiters and wake them (`waking`), and the rest (`quiet`, whose releases only
- * delete): the first majority, in address order (`host:port`),
- * of the nodes that can take commands now, topped up in that order with the rest when fewer can.
- * Address order, not configuration order: processes that list the same nodes in different orders
- * still pick the same ones. A waiter lists itself on these only and each release wakes from these
- * only, where before every node did (the handoff bench: ~16 fewer Redis commands per acquisition,
- * bench/profile.ts handoff). A woken wait retries once all but one of them released (ReleaseWaiter),
- * so one slow, paused or differently seen wake node does not cost the handoff. When the waiter's
+ * delete): the first majority, in address order (`host:port`), of the nodes that can take commands
+ * now, topped up in that order with the rest when fewer can. Address order, not configuration
+ * order: processes that list the same nodes in different orders still pick the same ones. A waiter
+ * lists itself on these only and each release wakes from these only: a majority is all a wait
+ * needs to hear from, and listing, looking up and removing waiters on every other node would be
+ * Redis commands that wake nobody sooner. A woken wait retries once all but one of them released
+ * (ReleaseWaiter), so one slow, paused or differently seen wake node does not cost the handoff. When the waiter's
  * and the releaser's views differ by more (nodes just went down or came back, or are named
  * differently), the wait hears from too few and keeps its sleeping retry, as when a message is
  * lost, until its next failed attempt lists it where the wakes now come from.

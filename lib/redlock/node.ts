@@ -113,16 +113,17 @@ export class RedlockNode {
    * pays no extra event-loop turn; so does one on the same key as the last command sent on its own
    * while fewer than MAX_CALLS_IN_FLIGHT calls are out and no batch went out since (a caller's
    * release behind its own acquire on the nodes that have not answered it yet: both go out
-   * pipelined and both replies come back in one socket read, where waiting for the acquire's reply
-   * cost one more read and one setImmediate per pair). Commands that arrive while
-   * other calls to the node are in flight are collected until the end of the event-loop turn (or,
-   * with MAX_CALLS_IN_FLIGHT unanswered, until one is answered) and go out as one call of the batch
+   * pipelined and both replies come back in one socket read, rather than one more read and one
+   * setImmediate per pair spent waiting for the acquire's reply). Commands that arrive while other
+   * calls to the node are in flight are collected until the end of the event-loop turn (or, with
+   * MAX_CALLS_IN_FLIGHT unanswered, until one is answered) and go out as one call of the batch
    * script (batch.ts): one socket write and one reply instead of one per command, which is most of
-   * the cost under concurrency. The busier the node, the bigger the batches. (Sending any command
-   * at once while fewer than MAX_CALLS_IN_FLIGHT calls are out halves the batch sizes at 64
-   * callers: every answer lets one command out alone; bench/ab.ts measured 18.7k → 15.5k pairs/s,
-   * and letting lone commands follow lone ones on any key still cost 6%.) Order on the node is
-   * preserved: a command goes out at once only when nothing is queued.
+   * the cost under concurrency. The busier the node, the bigger the batches. Only those two kinds
+   * of command go out alone: were any command sent at once while fewer than MAX_CALLS_IN_FLIGHT
+   * calls are out, or a lone command allowed to follow a lone one on any key, every answer would
+   * let one command out alone, and under many callers the batches would shrink to a fraction of
+   * their size. Order on the node is preserved: a command goes out at once only when nothing is
+   * queued.
    */
   evaluate(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
     if (!this.batchScript) return evaluate(this.driver, script, keys, args, this.isCached(script));
@@ -155,7 +156,7 @@ export class RedlockNode {
     this.flushScheduled = false;
     const queue = this.queue;
     this.queue = [];
-    // Bounded so one script call never holds a node for long (~1 µs per operation).
+    // Bounded so one script call never holds a node for long: Redis runs nothing else meanwhile.
     for (let start = 0; start < queue.length; start += MAX_BATCH) {
       const part = queue.length <= MAX_BATCH ? queue : queue.slice(start, start + MAX_BATCH);
       const batchScript = this.batchScript!;

@@ -39,8 +39,8 @@ const sha1 = (body: string) => createHash("sha1").update(body).digest("hex");
 /**
  * The one Redis command a script's body amounts to (e.g. SET NX PX), with its arguments and the reply
  * mapped to the script's. Sent on its own, it spares Redis the Lua call and counts as one command,
- * not two (bench/single-caller-cost.ts: the masters' CPU per acquire+release 186 → 140 µs); in a
- * batch (batch.ts) the body runs instead. test/redlock/single-resource-scripts.test.ts runs both on the
+ * not two, on every node, for every lock a single caller takes. In a batch (batch.ts) the body
+ * runs instead. test/redlock/single-resource-scripts.test.ts runs both on the
  * same states and compares.
  */
 export interface PlainCommand<Args extends readonly ScriptArg[], Reply> {
