@@ -108,8 +108,10 @@ export class IoredisDriver implements RedisDriver {
   }
 
   private send(name: string, args: CommandArg[]): Promise<unknown> {
-    const options = { replyEncoding: "utf8" as const, keyPrefix: this.client.options.keyPrefix };
-    const command = new (commandClass())(name, args, options);
+    const command = new (commandClass())(name, args, {
+      replyEncoding: "utf8",
+      keyPrefix: this.client.options.keyPrefix,
+    });
     this.client.sendCommand(command);
     return command.promise;
   }
