@@ -4,7 +4,7 @@
  * `keepNames`, which wraps every closure in a `__name()` call: ~15% more CPU per operation that no
  * production build (tsc, Next.js/SWC) has. BENCH_OURS=tsx measures the source through tsx instead.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
@@ -19,9 +19,13 @@ const OUT_DIR = path.join(REPO_ROOT, ".data/bench/redlock-js");
  */
 export function compileOurs(sourceDir = SOURCE_DIR, outDir = OUT_DIR): string {
   rmSync(outDir, { recursive: true, force: true });
-  mkdirSync(outDir, { recursive: true });
-  const sources = readdirSync(sourceDir).filter(
-    (file) => file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.endsWith(".d.ts"),
+  const sources = readdirSync(sourceDir, { recursive: true, encoding: "utf8" }).filter(
+    (file) =>
+      file.endsWith(".ts") &&
+      !file.endsWith(".test.ts") &&
+      !file.endsWith(".d.ts") &&
+      !file.startsWith("dist") &&
+      !file.startsWith("node_modules"),
   );
   for (const file of sources) {
     const { outputText } = ts.transpileModule(readFileSync(path.join(sourceDir, file), "utf8"), {
@@ -32,12 +36,19 @@ export function compileOurs(sourceDir = SOURCE_DIR, outDir = OUT_DIR): string {
       },
       fileName: file,
     });
-    // Relative specifiers have no extension in the source (bundler resolution); Node needs one.
+    // Relative specifiers have no extension in the source (bundler resolution); Node needs one,
+    // and a folder's index named.
+    const folder = path.join(sourceDir, path.dirname(file));
     const withExtensions = outputText.replace(
       /(from\s+|import\s*\(\s*)"(\.\.?\/[^"]+)"/g,
-      '$1"$2.mjs"',
+      (_match, prefix: string, specifier: string) =>
+        existsSync(path.join(folder, specifier, "index.ts"))
+          ? `${prefix}"${specifier}/index.mjs"`
+          : `${prefix}"${specifier}.mjs"`,
     );
-    writeFileSync(path.join(outDir, file.replace(/\.ts$/, ".mjs")), withExtensions);
+    const outFile = path.join(outDir, file.replace(/\.ts$/, ".mjs"));
+    mkdirSync(path.dirname(outFile), { recursive: true });
+    writeFileSync(outFile, withExtensions);
   }
   return pathToFileURL(path.join(outDir, "index.mjs")).href;
 }

@@ -67,8 +67,8 @@ export interface AcquiredLock {
   readonly attempts: Promise<ExecutionStats>[];
 }
 
-// One getrandom() per 204 values instead of one per value (randomBytes(20) was ~3% of CPU at 64
-// callers); each pooled byte is still used once only.
+// One getrandom() per 204 values instead of one per value: a system call per lock value shows
+// under many callers. Each pooled byte is still used once only.
 const POOL = Buffer.alloc(20 * 204);
 let poolOffset = POOL.length;
 
@@ -225,7 +225,8 @@ async function releaseAttempt(
     if (!sent || refused(index)) return;
     const node = core.nodes[index]!;
     // Asked again once the node answered: an attempt lost early is decided before the last
-    // nodes answer, and those mostly refuse too (contended: ~2 needless releases per acquisition).
+    // nodes answer, and those mostly refuse too, so a release sent to them at once would be
+    // needless.
     const releaseOnNode = () => (refused(index) ? undefined : node.evaluate(script, keys, args));
     const release = sent.then(releaseOnNode, releaseOnNode).catch(() => undefined);
     const answer = attempt.answers[index];

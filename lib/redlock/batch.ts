@@ -1,5 +1,5 @@
 import { RedlockError } from "./errors";
-import type { IoredisClient as Client } from "./client-adapter";
+import type { RedisDriver } from "./driver";
 import { defineScript, evaluate, type Script, type ScriptArg } from "./script";
 
 /** A script command waiting for its node's next batch. */
@@ -44,13 +44,14 @@ return replies
 }
 
 /**
- * Sends `batch` to one node as a single call of `batchScript`. Each call is one ioredis Command, one
- * reply to parse and one promise, whatever the batch size: at 64 concurrent callers that
- * per-command cost, not Redis, was the bottleneck. Every command must be one the script carries.
+ * Sends `batch` to one node as a single call of `batchScript`. Each call is one command, one reply
+ * to parse and one promise, whatever the batch size: under many concurrent callers that
+ * per-command cost in the client, not Redis, is what limits throughput. Every command must be one
+ * the script carries.
  * Calls `onAnswered` once the node answers the call; `cached` as for `evaluate`.
  */
 export function sendBatch(
-  client: Client,
+  driver: RedisDriver,
   batchScript: BatchScript,
   batch: readonly QueuedCommand[],
   cached: boolean,
@@ -62,7 +63,7 @@ export function sendBatch(
     argv.push(command.script.sha, command.keys.length, command.args.length, ...command.args);
     keys.push(...command.keys);
   }
-  evaluate(client, batchScript, keys, argv, cached, onAnswered).then(
+  evaluate(driver, batchScript, keys, argv, cached, onAnswered).then(
     (replies) =>
       batch.forEach((command, index) => {
         const reply: unknown = Array.isArray(replies) ? replies[index] : undefined;

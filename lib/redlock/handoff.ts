@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
 import { quorumSize } from "./quorum";
-import { isNodeRedisClient, isNodeRedisCluster, type Client } from "./client-adapter";
+import type { RedisDriver, Subscriber } from "./driver";
 import type { RedlockNode } from "./node";
 
 /** Each Redlock instance listens on its own channel: `redlock:wake:<16 hex>`. */
@@ -36,13 +35,13 @@ function split(
 
 /**
  * The nodes that list waiters and wake them (`waking`), and the rest (`quiet`, whose releases only
- * delete): the first majority, in address order (`host:port`),
- * of the nodes that can take commands now, topped up in that order with the rest when fewer can.
- * Address order, not configuration order: processes that list the same nodes in different orders
- * still pick the same ones. A waiter lists itself on these only and each release wakes from these
- * only, where before every node did (the handoff bench: ~16 fewer Redis commands per acquisition,
- * bench/profile.ts handoff). A woken wait retries once all but one of them released (ReleaseWaiter),
- * so one slow, paused or differently seen wake node does not cost the handoff. When the waiter's
+ * delete): the first majority, in address order (`host:port`), of the nodes that can take commands
+ * now, topped up in that order with the rest when fewer can. Address order, not configuration
+ * order: processes that list the same nodes in different orders still pick the same ones. A waiter
+ * lists itself on these only and each release wakes from these only: a majority is all a wait
+ * needs to hear from, and listing, looking up and removing waiters on every other node would be
+ * Redis commands that wake nobody sooner. A woken wait retries once all but one of them released
+ * (ReleaseWaiter), so one slow, paused or differently seen wake node does not cost the handoff. When the waiter's
  * and the releaser's views differ by more (nodes just went down or came back, or are named
  * differently), the wait hears from too few and keeps its sleeping retry, as when a message is
  * lost, until its next failed attempt lists it where the wakes now come from.
@@ -65,20 +64,21 @@ export function wakeNodes(nodes: readonly RedlockNode[]): WakeSplit {
 const READY_TIMEOUT_MS = 1_000;
 
 /**
- * One subscriber connection to one node (`client.duplicate()`), made at the instance's first
+ * One subscriber connection to one node (RedisDriver.subscriber), made at the instance's first
  * contended acquire and kept for its life (Redlock.quit closes it), subscribed to the instance's
  * wake channel. A release on that node publishes a wait id there when it hands the resource to that
- * wait (release.ts, wakeNext); the message goes to that wait only.
+ * wait (release.ts, wakeNext); the message goes to that wait only. A lost connection costs waiters
+ * their wake messages until the client has subscribed again: they sleep meanwhile.
  */
 class NodeSubscriber {
-  private subscriber: Redis | undefined;
+  private subscriber: Promise<Subscriber> | undefined;
   /** Resolves once the channel is subscribed: only then is a waiter listed with it. */
   private subscribed: Promise<boolean> | undefined;
   /** True once the subscription was confirmed (and until close). */
   confirmed = false;
 
   constructor(
-    private readonly client: Redis,
+    private readonly driver: RedisDriver,
     private readonly channel: string,
     private readonly deliver: (waitId: string) => void,
   ) {}
@@ -86,25 +86,27 @@ class NodeSubscriber {
   /** True when the channel is subscribed now; starts subscribing otherwise. */
   ready(): Promise<boolean> {
     if (this.subscribed) return this.subscribed;
-    const subscriber = this.client.duplicate();
-    // Errors surface as reconnects (ioredis re-subscribes on its own); a waiter then just sleeps.
-    subscriber.on("error", () => undefined);
-    subscriber.on("message", (_channel: string, waitId: string) => this.deliver(waitId));
+    const subscriber = this.driver.subscriber();
     this.subscriber = subscriber;
-    this.subscribed = subscriber.subscribe(this.channel).then(
-      () => (this.confirmed = true),
-      () => {
-        // Not subscribed (an ACL without channels, a node down): try again at the next contention.
-        this.subscribed = undefined;
-        subscriber.disconnect();
-        return false;
-      },
-    );
-    return this.subscribed;
+    const subscribed: Promise<boolean> = subscriber
+      .then((connection) => connection.subscribe(this.channel, this.deliver))
+      .then(
+        () => this.subscribed === subscribed && (this.confirmed = true),
+        () => {
+          // Not subscribed (an ACL without channels, a node down): try again at the next contention.
+          if (this.subscribed === subscribed) this.close();
+          return false;
+        },
+      );
+    this.subscribed = subscribed;
+    return subscribed;
   }
 
   close(): void {
-    this.subscriber?.disconnect();
+    void this.subscriber?.then(
+      (connection) => connection.close(),
+      () => undefined,
+    );
     this.subscriber = undefined;
     this.subscribed = undefined;
     this.confirmed = false;
@@ -118,12 +120,12 @@ function abortError(signal: AbortSignal): Error {
   return error;
 }
 
-/** ioredis single-node clients only: node-redis subscribes another way, and a Cluster per shard. */
-const canSubscribe = (client: Client): client is Redis =>
-  !isNodeRedisClient(client) &&
-  !isNodeRedisCluster(client) &&
-  !(client as { isCluster?: boolean }).isCluster &&
-  typeof (client as { duplicate?: unknown }).duplicate === "function";
+/**
+ * Whether waits listen on this node: single ioredis nodes only. Every driver has a subscriber, but
+ * the handoff tests run on ioredis only (vitest.config.ts), so node-redis and cluster nodes keep
+ * the sleeping retry until they cover those too.
+ */
+const wakesWaits = (node: RedlockNode): boolean => node.driver.kind === "ioredis";
 
 /**
  * Handoff to the next in line. A contender that lost an acquire lists itself in the resource's
@@ -138,8 +140,8 @@ const canSubscribe = (client: Client): client is Redis =>
 export class ReleaseWaiter {
   /** This instance's wake channel. */
   readonly channel = `${WAKE_CHANNEL_PREFIX}${randomBytes(8).toString("hex")}`;
-  /** One per client that can subscribe, by the client as the caller gave it (RedlockNode.client). */
-  private readonly subscribers: Map<Client, NodeSubscriber>;
+  /** One per node whose waits listen (wakesWaits). */
+  private readonly subscribers: Map<RedlockNode, NodeSubscriber>;
   /**
    * Wake messages a wait needs: all but one of the wake nodes (two of three for five nodes), so one
    * slow or paused wake node, or one the releaser saw down and the waiter did not, does not cost
@@ -150,19 +152,19 @@ export class ReleaseWaiter {
   private readonly needed: number;
   private readonly waits = new Map<string, Wake>();
 
-  constructor(clients: readonly Client[]) {
+  constructor(nodes: readonly RedlockNode[]) {
     const deliver = (waitId: string) => this.waits.get(waitId)?.();
     this.subscribers = new Map(
-      clients
-        .filter(canSubscribe)
-        .map((client) => [client, new NodeSubscriber(client, this.channel, deliver)]),
+      nodes
+        .filter(wakesWaits)
+        .map((node) => [node, new NodeSubscriber(node.driver, this.channel, deliver)]),
     );
-    this.needed = Math.max(1, quorumSize(clients.length) - 1);
+    this.needed = Math.max(1, quorumSize(nodes.length) - 1);
   }
 
   /** Whether the channel is subscribed on every one of `nodes` now (the wake nodes). */
   listensOn(nodes: Iterable<RedlockNode>): boolean {
-    for (const node of nodes) if (!this.subscribers.get(node.client)?.confirmed) return false;
+    for (const node of nodes) if (!this.subscribers.get(node)?.confirmed) return false;
     return true;
   }
 
@@ -176,7 +178,7 @@ export class ReleaseWaiter {
    */
   ready(nodes: Iterable<RedlockNode>): Promise<boolean> {
     for (const subscriber of this.subscribers.values()) void subscriber.ready();
-    const wanted = [...nodes].map((node) => this.subscribers.get(node.client));
+    const wanted = [...nodes].map((node) => this.subscribers.get(node));
     if (wanted.some((subscriber) => subscriber === undefined)) return Promise.resolve(false);
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);

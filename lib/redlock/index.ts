@@ -42,6 +42,8 @@ export type {
   IoredisClient,
   NodeRedisClient,
   NodeRedisClusterClient,
+  RedisDriver,
+  Subscriber,
   ExecutionResult,
   ExecutionStats,
   NodeInspection,

@@ -1,7 +1,7 @@
 import { NodeUnavailableError } from "./errors";
 import { sendBatch, type BatchScript, type QueuedCommand } from "./batch";
 import { RestartWatch } from "./restart-watch";
-import { adaptClient, describeClient, type Client, type IoredisClient } from "./client-adapter";
+import { driverFor, type Client, type RedisDriver } from "./driver";
 import { evaluate, type Script, type ScriptArg } from "./script";
 
 /** Most operations one batch script call carries. */
@@ -19,20 +19,17 @@ const MAX_CALLS_IN_FLIGHT = 2;
  * commands (script.ts). One "close" listener per client clears it: a new connection may reach a
  * restarted (or another) process, with an empty script cache.
  */
-const sentScriptsByClient = new WeakMap<object, Set<string>>();
+const sentScriptsByDriver = new WeakMap<RedisDriver, Set<string>>();
 
-function sentScriptsOf(client: Client, connection: IoredisClient): Set<string> {
-  let sent = sentScriptsByClient.get(client);
+function sentScriptsOf(driver: RedisDriver): Set<string> {
+  let sent = sentScriptsByDriver.get(driver);
   if (!sent) {
     const created = new Set<string>();
-    connection.on("close", () => created.clear());
-    sentScriptsByClient.set(client, (sent = created));
+    driver.on("close", () => created.clear());
+    sentScriptsByDriver.set(driver, (sent = created));
   }
   return sent;
 }
-
-/** Connection states in which ioredis sends (or briefly queues until connected) a command. */
-const SENDABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
 
 /**
  * One Redis master as the algorithm sees it. It refuses to send while it has commands overdue past
@@ -43,6 +40,8 @@ export class RedlockNode {
   readonly restartWatch: RestartWatch;
   /** A Redis Cluster client: each key goes to the shard that owns its slot. */
   readonly isCluster: boolean;
+  /** The client as the library drives it. */
+  readonly driver: RedisDriver;
   private overdueCount = 0;
   /** Script calls sent to this node and not answered yet (batching clients only). */
   private inFlight = 0;
@@ -54,12 +53,10 @@ export class RedlockNode {
   /** Commands that arrived while a call was in flight: they go out together at the end of the turn. */
   private queue: QueuedCommand[] = [];
   private flushScheduled = false;
-  /** Set when this node batches: only single-node ioredis clients do. */
+  /** Set when this node batches (RedisDriver.batches). */
   private readonly batchScript: BatchScript | undefined;
   /** See sentScriptsOf; undefined for a Cluster (a cache per shard): it relies on the fallback alone. */
   private readonly sentScripts: Set<string> | undefined;
-  /** The client as the library drives it (node-redis clients through their adapter). */
-  private readonly connection: IoredisClient;
   private readonly settle = () => this.onCallSettled();
   private readonly flushQueue = () => this.flush();
 
@@ -70,18 +67,14 @@ export class RedlockNode {
     restartQuarantineMs: number | false,
     batchScript?: BatchScript,
   ) {
-    this.connection = adaptClient(client);
-    this.address = describeClient(client);
-    this.isCluster = this.connection.isCluster === true;
-    // A Cluster routes each key to its own shard, so only single-node clients batch into one script call.
-    const batches =
-      typeof (this.connection as { pipeline?: unknown }).pipeline === "function" &&
-      !this.connection.isCluster;
-    this.batchScript = batches ? batchScript : undefined;
-    if (!this.connection.isCluster && typeof this.connection.on === "function")
-      this.sentScripts = sentScriptsOf(client, this.connection);
-    this.restartWatch = new RestartWatch(this.connection, restartQuarantineMs);
+    this.driver = driverFor(client);
+    this.address = this.driver.address;
+    this.isCluster = this.driver.cluster !== undefined;
+    this.batchScript = this.driver.batches ? batchScript : undefined;
+    if (!this.isCluster) this.sentScripts = sentScriptsOf(this.driver);
+    this.restartWatch = new RestartWatch(this.driver, restartQuarantineMs);
   }
+
   get isSuspect(): boolean {
     return this.overdueCount > 0;
   }
@@ -94,11 +87,11 @@ export class RedlockNode {
         `Node ${this.address} has ${this.overdueCount} command(s) overdue; not sending more until it answers.`,
       );
     }
-    const status = (this.connection as { status?: string }).status;
     // A client that gave up ("end") refuses at once, with its own error ("Connection is closed."
     // for ioredis), which is the vote node-redlock reports: let it answer. A client that is
     // reconnecting would queue the command instead, so it is not sent (no unbounded queues).
-    if (status !== undefined && status !== "end" && !SENDABLE_STATUSES.has(status)) {
+    const status = this.driver.status;
+    if (status === "reconnecting" || status === "closing") {
       return new NodeUnavailableError(
         this.address,
         `Node ${this.address} is not connected (${status}).`,
@@ -120,27 +113,27 @@ export class RedlockNode {
    * pays no extra event-loop turn; so does one on the same key as the last command sent on its own
    * while fewer than MAX_CALLS_IN_FLIGHT calls are out and no batch went out since (a caller's
    * release behind its own acquire on the nodes that have not answered it yet: both go out
-   * pipelined and both replies come back in one socket read, where waiting for the acquire's reply
-   * cost one more read and one setImmediate per pair). Commands that arrive while
-   * other calls to the node are in flight are collected until the end of the event-loop turn (or,
-   * with MAX_CALLS_IN_FLIGHT unanswered, until one is answered) and go out as one call of the batch
+   * pipelined and both replies come back in one socket read, rather than one more read and one
+   * setImmediate per pair spent waiting for the acquire's reply). Commands that arrive while other
+   * calls to the node are in flight are collected until the end of the event-loop turn (or, with
+   * MAX_CALLS_IN_FLIGHT unanswered, until one is answered) and go out as one call of the batch
    * script (batch.ts): one socket write and one reply instead of one per command, which is most of
-   * the cost under concurrency. The busier the node, the bigger the batches. (Sending any command
-   * at once while fewer than MAX_CALLS_IN_FLIGHT calls are out halves the batch sizes at 64
-   * callers: every answer lets one command out alone; bench/ab.ts measured 18.7k → 15.5k pairs/s,
-   * and letting lone commands follow lone ones on any key still cost 6%.) Order on the node is
-   * preserved: a command goes out at once only when nothing is queued.
+   * the cost under concurrency. The busier the node, the bigger the batches. Only those two kinds
+   * of command go out alone: were any command sent at once while fewer than MAX_CALLS_IN_FLIGHT
+   * calls are out, or a lone command allowed to follow a lone one on any key, every answer would
+   * let one command out alone, and under many callers the batches would shrink to a fraction of
+   * their size. Order on the node is preserved: a command goes out at once only when nothing is
+   * queued.
    */
   evaluate(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-    if (!this.batchScript)
-      return evaluate(this.connection, script, keys, args, this.isCached(script));
+    if (!this.batchScript) return evaluate(this.driver, script, keys, args, this.isCached(script));
     if (
       this.queue.length === 0 &&
       (this.inFlight === 0 || (this.inFlight < MAX_CALLS_IN_FLIGHT && keys[0] === this.loneKey))
     ) {
       this.inFlight += 1;
       this.loneKey = keys[0];
-      return evaluate(this.connection, script, keys, args, this.isCached(script), this.settle);
+      return evaluate(this.driver, script, keys, args, this.isCached(script), this.settle);
     }
     return new Promise((resolve, reject) => {
       this.queue.push({ script, keys, args, resolve, reject });
@@ -163,21 +156,21 @@ export class RedlockNode {
     this.flushScheduled = false;
     const queue = this.queue;
     this.queue = [];
-    // Bounded so one script call never holds a node for long (~1 µs per operation).
+    // Bounded so one script call never holds a node for long: Redis runs nothing else meanwhile.
     for (let start = 0; start < queue.length; start += MAX_BATCH) {
       const part = queue.length <= MAX_BATCH ? queue : queue.slice(start, start + MAX_BATCH);
       const batchScript = this.batchScript!;
       if (part.length > 1 && part.every(({ script }) => batchScript.carries.has(script.sha))) {
         this.inFlight += 1;
         this.loneKey = undefined;
-        sendBatch(this.connection, batchScript, part, this.isCached(batchScript), this.settle);
+        sendBatch(this.driver, batchScript, part, this.isCached(batchScript), this.settle);
         continue;
       }
       for (const command of part) {
         this.inFlight += 1;
         const { script, keys, args } = command;
         this.loneKey = keys[0];
-        evaluate(this.connection, script, keys, args, this.isCached(script), this.settle).then(
+        evaluate(this.driver, script, keys, args, this.isCached(script), this.settle).then(
           command.resolve,
           command.reject,
         );

@@ -66,7 +66,7 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
     );
     this.core = {
       nodes,
-      releaseWaiter: new ReleaseWaiter([...this.clients]),
+      releaseWaiter: new ReleaseWaiter(nodes),
       wantsEvents: () => this.listenerCount("operation") > 0 || this.listenerCount("error") > 0,
       emitOperation: (event: OperationEvent) => {
         this.emit("operation", event);

@@ -1,73 +1,50 @@
-import { once } from "node:events";
 import { performance } from "node:perf_hooks";
 import { NodeQuarantinedError } from "./errors";
-import type { Cluster, Redis } from "ioredis";
-import { asNodeRedisCluster, type IoredisClient as Client } from "./client-adapter";
+import type { ClusterTopology, Question, RedisDriver } from "./driver";
 
-/** An ioredis Cluster: its primaries' own connections are reachable, so each can be asked. */
-const isIoredisCluster = (client: Client): client is Cluster =>
-  (client as { isCluster?: boolean }).isCluster === true &&
-  typeof (client as { nodes?: unknown }).nodes === "function";
+const INFO_SERVER: Question = ["INFO", "server"];
+const CLUSTER_NODES: Question = ["CLUSTER", "NODES"];
 
-/** The servers of a cluster lock node, as the restart watch asks them. */
-interface ShardView {
-  /**
-   * INFO server of every server that is a primary now (null: it did not answer); a primary known
-   * by another identity only may be `run_id:<identity>` without uptime.
-   */
-  primaryInfos(): Promise<Array<string | null>>;
-  /** `listener` runs whenever the client learned its topology anew. */
-  onTopology(listener: () => void): void;
-  /** `listener` runs whenever the connection to one server is lost. */
-  onServerLost(listener: () => void): void;
-  /** Looks at the topology again; the topology listener runs once it is known. */
-  lookAgain(): void;
-  readonly ended: boolean;
+const parseInfoField = (info: string, field: string) =>
+  new RegExp(`^${field}:(.*)$`, "m").exec(info)?.[1]?.trim();
+
+/** A primary's identity and its uptime (NaN when unknown: known by cluster node id only). */
+interface PrimarySeen {
+  readonly runId: string;
+  readonly uptimeS: number;
 }
 
-/** How long one server of a node-redis cluster may take to say its role and run_id. */
-const SERVER_ANSWER_MS = 1_000;
+/** The primaries a CLUSTER NODES reply names (not failed), by cluster node id. */
+function primaryIdsIn(clusterNodes: string): string[] {
+  return clusterNodes.split("\n").flatMap((line) => {
+    const [id, , flags = ""] = line.split(" ");
+    return id && flags.includes("master") && !flags.includes("fail") ? [id] : [];
+  });
+}
 
-/** ioredis Cluster and node-redis createCluster lock nodes are watched per shard; others are not. */
-function shardViewOf(client: Client): ShardView | undefined {
-  if (isIoredisCluster(client))
-    return {
-      primaryInfos: async () => {
-        // Its primaries are known once the client is ready (the vote waiting here is bounded by its node timeout).
-        if (client.status !== "ready")
-          await once(client, "ready", { signal: AbortSignal.timeout(CLUSTER_READY_WAIT_MS) });
-        const primaries: Redis[] = client.nodes("master");
-        return Promise.all(
-          primaries.map((primary) => (primary.info("server") as Promise<string>).catch(() => null)),
-        );
-      },
-      // At every slot-map refresh (on MOVED, a lost connection, and every `slotsRefreshInterval`).
-      onTopology: (listener) => client.on("refresh", listener),
-      onServerLost: (listener) => client.on("-node", listener),
-      // refreshSlotsCache emits "refresh" when it learns the slots.
-      lookAgain: () => client.refreshSlotsCache(),
-      get ended() {
-        return client.status === "end";
-      },
-    };
-  const nodeRedis = asNodeRedisCluster(client);
-  if (!nodeRedis) return undefined;
-  const listeners: Array<() => void> = [];
-  return {
-    // The cluster names its primaries: no slot refresh is needed to see a promotion.
-    primaryInfos: () => nodeRedis.primaryInfos(SERVER_ANSWER_MS),
-    onTopology: (listener) => {
-      listeners.push(listener);
-      nodeRedis.onServer("ready", listener);
-    },
-    onServerLost: (listener) => nodeRedis.onServer("lost", listener),
-    lookAgain: () => {
-      for (const listener of listeners) listener();
-    },
-    get ended() {
-      return nodeRedis.status === "end";
-    },
-  };
+/**
+ * Every primary of a cluster lock node: by run_id and uptime from its INFO server, and, for a client
+ * that learns of a promoted replica only once a command meets MOVED (no `refresh`), also by cluster
+ * node id from what the cluster itself names a primary (CLUSTER NODES), so a promotion is seen first
+ * by its node id. A server that did not answer is left out.
+ */
+async function primariesOf(shards: ClusterTopology): Promise<PrimarySeen[]> {
+  const asksCluster = shards.refresh === undefined;
+  const answers = await shards.askPrimaries(
+    asksCluster ? [INFO_SERVER, CLUSTER_NODES] : [INFO_SERVER],
+  );
+  const seen: PrimarySeen[] = [];
+  const nodeIds = new Set<string>();
+  for (const answer of answers) {
+    if (answer === null) continue;
+    const [info = "", clusterNodes = ""] = answer;
+    const runId = parseInfoField(info, "run_id");
+    const uptimeS = Number(parseInfoField(info, "uptime_in_seconds"));
+    if (runId !== undefined) seen.push({ runId, uptimeS });
+    for (const id of primaryIdsIn(clusterNodes)) nodeIds.add(id);
+  }
+  for (const id of nodeIds) seen.push({ runId: `cluster-node-${id}`, uptimeS: NaN });
+  return seen;
 }
 
 /**
@@ -78,15 +55,9 @@ function shardViewOf(client: Client): ShardView | undefined {
 const latestStartMono = (uptimeS: number): number =>
   performance.now() - Math.max(0, uptimeS - 1) * 1000;
 
-/** After a cluster lost a shard's connection, its slots are re-read this often, this long. */
+/** After a cluster lost a shard's connection, its primaries are looked at this often, this long. */
 const TOPOLOGY_POLL_MS = 500;
 const TOPOLOGY_FOLLOW_MS = 30_000;
-
-/** How long a restart check waits for a cluster client to learn its slots. */
-const CLUSTER_READY_WAIT_MS = 5_000;
-
-const parseInfoField = (info: string, field: string) =>
-  new RegExp(`^${field}:(.*)$`, "m").exec(info)?.[1]?.trim();
 
 /**
  * Learns when a node's Redis process started, once per (re)connection, from INFO server, and
@@ -111,20 +82,19 @@ export class RestartWatch {
   connectionGeneration = 0;
   /** Cluster lock nodes: the run_ids of the primaries seen so far. */
   private readonly primaryRunIds = new Set<string>();
-  private readonly shards: ShardView | undefined;
+  private readonly shards: ClusterTopology | undefined;
 
   constructor(
-    private readonly client: Client,
+    private readonly driver: RedisDriver,
     private readonly quarantineMs: number | false,
   ) {
-    this.shards = quarantineMs === false ? undefined : shardViewOf(client);
-    if (quarantineMs === false || typeof client.on !== "function") return;
-    client.on("close", () => {
+    if (quarantineMs === false) return;
+    driver.on("close", () => {
       this.connectionGeneration += 1;
       this.forget();
     });
-    client.on("ready", () => this.check());
-    const shards = this.shards;
+    driver.on("ready", () => this.check());
+    const shards = (this.shards = driver.cluster);
     if (shards) {
       shards.onTopology(() => void this.checkShards(shards).catch(() => undefined));
       // A shard lost: its replica may be promoted within the cluster's node timeout, which the
@@ -132,7 +102,7 @@ export class RestartWatch {
       // command meets the dead primary first.
       shards.onServerLost(() => this.followTopology(shards));
     }
-    if ((client as { status?: string }).status === "ready") this.check();
+    if (driver.status === "ready") this.check();
     else this.forget();
   }
 
@@ -171,15 +141,13 @@ export class RestartWatch {
    * The primaries' run_ids and uptimes; a primary not seen before restarts the quarantine: from its
    * own start on the first look, from now after (a promoted replica ran long, but as a replica).
    */
-  private async checkShards(shards: ShardView): Promise<void> {
-    const infos = await shards.primaryInfos();
+  private async checkShards(shards: ClusterTopology): Promise<void> {
+    const primaries = await primariesOf(shards);
     const first = this.primaryRunIds.size === 0;
     let newestStartMono: number | undefined;
-    for (const info of infos) {
-      const runId = info === null ? undefined : parseInfoField(info, "run_id");
-      if (info === null || runId === undefined || this.primaryRunIds.has(runId)) continue;
+    for (const { runId, uptimeS } of primaries) {
+      if (this.primaryRunIds.has(runId)) continue;
       this.primaryRunIds.add(runId);
-      const uptimeS = Number(parseInfoField(info, "uptime_in_seconds"));
       // A primary known by id only (no uptime) on the first look is simply remembered.
       if (first && !Number.isFinite(uptimeS)) continue;
       const startMono = first ? latestStartMono(uptimeS) : performance.now();
@@ -191,16 +159,19 @@ export class RestartWatch {
 
   private followUntilMono = 0;
 
-  private followTopology(shards: ShardView): void {
+  private followTopology(shards: ClusterTopology): void {
     const following = this.followUntilMono > performance.now();
     this.followUntilMono = performance.now() + TOPOLOGY_FOLLOW_MS;
     if (following) return;
     const timer = setInterval(() => {
-      if (performance.now() > this.followUntilMono || shards.ended) {
+      if (performance.now() > this.followUntilMono || this.driver.status === "end") {
         clearInterval(timer);
         return;
       }
-      shards.lookAgain();
+      // A client that reads the slot map re-reads it (its topology listener then checks); one
+      // that does not is asked nothing: the check asks the cluster itself.
+      if (shards.refresh) shards.refresh();
+      else void this.checkShards(shards).catch(() => undefined);
     }, TOPOLOGY_POLL_MS);
     timer.unref();
   }
@@ -212,7 +183,7 @@ export class RestartWatch {
       this.primaryRunIds.clear();
       check = this.checkShards(this.shards);
     } else {
-      check = (this.client.info("server") as Promise<string>).then((info) => {
+      check = this.driver.info("server").then((info) => {
         const uptimeS = Number(parseInfoField(info, "uptime_in_seconds"));
         this.uptimeS = uptimeS;
         this.runId = parseInfoField(info, "run_id");

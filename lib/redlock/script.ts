@@ -1,11 +1,15 @@
 import { createHash } from "node:crypto";
-import { createRequire } from "node:module";
-import type { Command as IoredisCommand, Redis } from "ioredis";
-import { usesOwnEval, type IoredisClient } from "./client-adapter";
+import {
+  driverFor,
+  type Client,
+  type CommandArg,
+  type CommandKey,
+  type RedisDriver,
+} from "./driver";
 
 /** A script key: a string, or a Buffer for binary key names (the console reads any key). */
-export type ScriptKey = string | Buffer;
-export type ScriptArg = string | number | Buffer;
+export type ScriptKey = CommandKey;
+export type ScriptArg = CommandArg;
 
 /**
  * A Lua script with its sha1, computed once. `Args` types its ARGV and `Reply` what it returns; the
@@ -23,7 +27,7 @@ export interface Script<Args extends readonly ScriptArg[] = readonly ScriptArg[]
    * retry would come too late).
    */
   run(
-    client: IoredisClient,
+    client: Client,
     keys: readonly ScriptKey[],
     args: Args,
     options?: { readonly sendBody?: boolean },
@@ -35,8 +39,8 @@ const sha1 = (body: string) => createHash("sha1").update(body).digest("hex");
 /**
  * The one Redis command a script's body amounts to (e.g. SET NX PX), with its arguments and the reply
  * mapped to the script's. Sent on its own, it spares Redis the Lua call and counts as one command,
- * not two (bench/single-caller-cost.ts: the masters' CPU per acquire+release 186 → 140 µs); in a
- * batch (batch.ts) the body runs instead. test/redlock/single-resource-scripts.test.ts runs both on the
+ * not two, on every node, for every lock a single caller takes. In a batch (batch.ts) the body
+ * runs instead. test/redlock/single-resource-scripts.test.ts runs both on the
  * same states and compares.
  */
 export interface PlainCommand<Args extends readonly ScriptArg[], Reply> {
@@ -56,63 +60,13 @@ export function defineScript<Args extends readonly ScriptArg[], Reply>(
     sha: sha1(body),
     ...(command && { command }),
     run: (client, keys, args, options) =>
-      evaluate(client, script, keys, args, !options?.sendBody) as Promise<Reply>,
+      evaluate(driverFor(client), script, keys, args, !options?.sendBody) as Promise<Reply>,
   };
   return Object.freeze(script);
 }
 
 const isNoScript = (error: unknown) =>
   error instanceof Error && error.message.startsWith("NOSCRIPT");
-
-let Command: typeof IoredisCommand | undefined;
-
-/**
- * ioredis's Command class, required on first use: only an ioredis client needs it, and a
- * node-redis application need not have ioredis installed at all.
- */
-const commandClass = (): typeof IoredisCommand =>
-  (Command ??= (createRequire(import.meta.url)("ioredis") as { Command: typeof IoredisCommand })
-    .Command);
-
-/**
- * EVALSHA or EVAL as one ioredis Command sent straight to the connection (what `client.evalsha`
- * does, minus its argument juggling). With auto-pipelining on, ioredis would defer each command
- * again by an event-loop turn and build a Pipeline per tick (~1.5x the CPU per operation at 16
- * callers): node.ts batches already. A Cluster (routed by key) and node-redis keep the client's own
- * method.
- */
-function send(
-  client: IoredisClient,
-  command: "evalsha" | "eval",
-  shaOrBody: string,
-  keys: readonly ScriptKey[],
-  args: readonly ScriptArg[],
-): Promise<unknown> {
-  if (usesOwnEval(client)) return client[command](shaOrBody, keys.length, ...keys, ...args);
-  const options = { replyEncoding: "utf8" as const, keyPrefix: client.options.keyPrefix };
-  return (client as Redis).sendCommand(
-    new (commandClass())(command, [shaOrBody, keys.length, ...keys, ...args], options),
-  ) as Promise<unknown>;
-}
-
-/** A plain command, sent as `send` sends a script (one Command, or the client's own method). */
-function sendPlain(
-  client: IoredisClient,
-  command: PlainCommand<readonly ScriptArg[], unknown>,
-  keys: readonly ScriptKey[],
-  args: readonly ScriptArg[],
-): Promise<unknown> {
-  const commandArgs = command.argsOf(keys, args);
-  const sent = usesOwnEval(client)
-    ? client.call(command.name, ...commandArgs)
-    : (client as Redis).sendCommand(
-        new (commandClass())(command.name, commandArgs, {
-          replyEncoding: "utf8",
-          keyPrefix: client.options.keyPrefix,
-        }),
-      );
-  return (sent as Promise<unknown>).then(command.replyOf);
-}
 
 /**
  * The one EVALSHA → NOSCRIPT → EVAL fallback (a script with a plain command sends that instead:
@@ -123,7 +77,7 @@ function sendPlain(
  * when the node answers the first command, before any retry.
  */
 export function evaluate(
-  client: IoredisClient,
+  driver: RedisDriver,
   script: Pick<Script, "sha" | "body" | "command">,
   keys: readonly ScriptKey[],
   args: readonly ScriptArg[],
@@ -132,12 +86,14 @@ export function evaluate(
 ): Promise<unknown> {
   if (script.command || !cached) {
     const sent = script.command
-      ? sendPlain(client, script.command, keys, args)
-      : send(client, "eval", script.body, keys, args);
+      ? driver
+          .command(script.command.name, script.command.argsOf(keys, args))
+          .then(script.command.replyOf)
+      : driver.eval(script.body, keys, args);
     if (onAnswered) void sent.then(onAnswered, onAnswered);
     return sent;
   }
-  return send(client, "evalsha", script.sha, keys, args).then(
+  return driver.evalsha(script.sha, keys, args).then(
     (reply) => {
       onAnswered?.();
       return reply;
@@ -145,7 +101,7 @@ export function evaluate(
     (error: unknown) => {
       onAnswered?.();
       if (!isNoScript(error)) throw error;
-      return send(client, "eval", script.body, keys, args);
+      return driver.eval(script.body, keys, args);
     },
   );
 }

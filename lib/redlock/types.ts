@@ -1,11 +1,13 @@
-import type { Client } from "./client-adapter";
+import type { Client } from "./driver";
 
 export type {
   Client,
   IoredisClient,
   NodeRedisClient,
   NodeRedisClusterClient,
-} from "./client-adapter";
+  RedisDriver,
+  Subscriber,
+} from "./driver";
 
 export type Operation = "acquire" | "extend" | "release";
 

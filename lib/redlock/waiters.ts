@@ -42,10 +42,10 @@ return #KEYS
 
 /**
  * WAITERS' removal for one resource, the common wait, sent as a plain ZREM: one command on the node
- * instead of a script call and its ZREM (the handoff bench: 68.9 → 66.2 Redis commands per
- * acquisition). The body says the same in Lua (test/redlock/single-resource-scripts.test.ts
- * compares them); no batch carries it or WAITERS: every operation a batch script carries is
- * defined anew in each of its calls, and carrying these two cost 64 callers 5% (bench/ab.ts).
+ * instead of a script call and its ZREM. The body says the same in Lua
+ * (test/redlock/single-resource-scripts.test.ts compares them). No batch carries it or WAITERS:
+ * every operation a batch script carries is defined anew in each of its calls, so each one carried
+ * makes every batch dearer, and waiter commands are too few in a batch to repay that.
  */
 export const WAITERS_REMOVE_ONE = defineScript<readonly [member: string], number>(
   `

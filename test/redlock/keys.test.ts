@@ -1,6 +1,6 @@
 /**
  * Auxiliary keys (fencing counters, waiters) hash to their resource's Redis Cluster slot whatever
- * its name, so one script can touch both on a cluster node (issue 18). Checked against a real
+ * its name, so one script can touch both on a cluster node. Checked against a real
  * `--cluster-enabled` redis-server: CLUSTER KEYSLOT, and a script that touches every key.
  */
 import { Cluster } from "ioredis";

@@ -1,5 +1,5 @@
 /**
- * Owner metadata (issues 10 and 18): the owner travels in the lock's value (`rl1:<token>:<json>`),
+ * Owner metadata: the owner travels in the lock's value (`rl1:<token>:<json>`),
  * written by the same SET as the lock, so it lives exactly as long as the lock and no second key
  * exists. Private masters: the test counts Redis commands and lists every `redlock:` key.
  */

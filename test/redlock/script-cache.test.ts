@@ -47,7 +47,7 @@ describe("scripts on a node with an empty script cache (as after a restart)", ()
     const ioredisClients = connect(masters().urls);
     try {
       const lockers = await lockClients(ioredisClients);
-      // ioredis says "close"; the node-redis adapter listens to "end" (and "reconnecting").
+      // ioredis says "close"; the node-redis driver listens to "end" (and "reconnecting").
       const event = lockers[0] === ioredisClients[0] ? "close" : "end";
       const emitter = lockers[0] as unknown as { listenerCount(name: string): number };
       const closeListeners = () => emitter.listenerCount(event);

@@ -1,7 +1,8 @@
 /**
- * Waiters (issue 10): a contender that retries lists itself at `redlock:waiters:<resource>` on the
- * first majority of nodes (the ones releases wake it from: handoff.ts, wakeNodes) while it waits, and is gone once it acquires, gives up, is aborted or disappears (its entry
- * expires with its retry window). An acquire that needs no retry writes nothing.
+ * Waiters: a contender that retries lists itself at `redlock:waiters:<resource>` on the first
+ * majority of nodes (the ones releases wake it from: handoff.ts, wakeNodes) while it waits, and is
+ * gone once it acquires, gives up, is aborted or disappears (its entry expires with its retry
+ * window). An acquire that needs no retry writes nothing.
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
