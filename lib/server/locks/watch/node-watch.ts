@@ -31,6 +31,19 @@ import { compileGlob } from "../read/glob";
 import { readLockKeys } from "../read/read-node";
 import type { Budget } from "./budget";
 import { missingEventFlags, NEEDED_EVENT_FLAGS } from "./event-flags";
+import {
+  asOfMsOf,
+  gapSinceMs,
+  initialPhase,
+  isDisconnected,
+  isGapReason,
+  listedOnce,
+  modeOf,
+  nextPhase,
+  type GapReason,
+  type WatchEvent,
+  type WatchPhase,
+} from "./phase";
 
 /**
  * What a node holds under a key, with its expiry as an instant on the console's clock. Compact, as
@@ -127,14 +140,6 @@ const REMOVAL_EVENTS: ReadonlyMap<string, RemovalCause> = new Map([
   ["evicted", "evicted"],
 ]);
 
-/** Reasons after which the node's data cannot be trusted until the listing ends. */
-const GAP_REASONS: ReadonlySet<ListingReason> = new Set([
-  "start",
-  "reconnect",
-  "restart",
-  "overflow",
-]);
-
 export class NodeWatch {
   readonly #options: NodeWatchOptions;
   readonly #client: Redis;
@@ -151,18 +156,13 @@ export class NodeWatch {
   /** `set` events per key since its last read: values written, some of which the read will not see. */
   readonly #sets = new Map<string, number>();
   #generation = 0;
-  #connected = false;
+  #phase: WatchPhase = initialPhase(Date.now());
   /** False while the node leaves a PING unanswered past the node timeout: it hangs. */
   #responsive = true;
   #pingSentAt: number | null = null;
   #notifications: "unknown" | "on" | "off" = "unknown";
   #pollReason: string | null = null;
   #listing: ListingProgress | null = null;
-  #listedOnce = false;
-  #gap = true;
-  /** When the current gap began (null: none), for the timeline's record of it. */
-  #gapSinceMs: number | null = Date.now();
-  #asOf: number | null = null;
   #listedAt: number | null = null;
   #listingMs: number | null = null;
   #runId: string | null = null;
@@ -193,7 +193,7 @@ export class NodeWatch {
     // A subscriber that comes back after a listing missed what was published meanwhile: relist.
     // (Its first connect happens inside a listing, which subscribes before it scans.)
     this.#subscriber.on("ready", () => {
-      if (this.#listedOnce && this.#notifications !== "off") this.#request("reconnect");
+      if (listedOnce(this.#phase) && this.#notifications !== "off") this.#request("reconnect");
     });
     this.#subscriber.on("pmessageBuffer", (_pattern: Buffer, channel: Buffer, event: Buffer) =>
       this.#notified(channel, event),
@@ -210,11 +210,7 @@ export class NodeWatch {
   }
 
   get reachable(): boolean {
-    return this.#connected && this.#responsive;
-  }
-
-  get #reachable(): boolean {
-    return this.reachable;
+    return this.#phase.kind !== "down";
   }
 
   get truncated(): boolean {
@@ -240,21 +236,19 @@ export class NodeWatch {
   }
 
   mode(): IndexMode {
-    if (!this.#reachable) return "down";
-    if (this.#gap || (this.#listing && GAP_REASONS.has(this.#listing.reason))) return "listing";
-    return this.#notifications === "on" ? "watching" : "polling";
+    return modeOf(this.#phase);
   }
 
   /** True once the index holds the whole node: listed at least once, and no gap since. */
   get complete(): boolean {
-    return this.#reachable && this.#listedOnce && this.mode() !== "listing";
+    return this.#phase.kind === "watching" || this.#phase.kind === "polling";
   }
 
   status(): NodeIndex {
     return {
       mode: this.mode(),
       reason: this.#pollReason,
-      asOf: this.#asOf,
+      asOf: asOfMsOf(this.#phase),
       listing: this.#listing && { ...this.#listing },
       listedAt: this.#listedAt,
       listingMs: this.#listingMs,
@@ -306,7 +300,7 @@ export class NodeWatch {
         await this.#subscriber.ping();
         await this.#idle();
         if (this.mode() === "watching") return;
-      } else if ((this.#asOf ?? 0) >= startedAt && this.complete) {
+      } else if ((asOfMsOf(this.#phase) ?? 0) >= startedAt && this.complete) {
         return;
       }
       await sleep(20);
@@ -321,18 +315,21 @@ export class NodeWatch {
     this.#subscriber.disconnect();
   }
 
+  #dispatch(event: WatchEvent): void {
+    this.#phase = nextPhase(this.#phase, event);
+  }
+
   #nodeUp(): void {
-    if (this.#connected) return;
-    this.#connected = true;
+    if (!isDisconnected(this.#phase)) return;
     this.#responsive = true;
+    this.#dispatch({ type: "connected" });
     this.#options.onReachability();
-    this.#request(this.#listedOnce ? "reconnect" : "start");
+    this.#request(listedOnce(this.#phase) ? "reconnect" : "start");
   }
 
   #nodeDown(): void {
-    if (!this.#connected) return;
-    this.#connected = false;
-    this.#markGap();
+    if (isDisconnected(this.#phase)) return;
+    this.#dispatch({ type: "disconnected", atMs: Date.now() });
     this.#options.onReachability();
   }
 
@@ -342,22 +339,20 @@ export class NodeWatch {
    * Nothing is lost meanwhile (notifications wait in the socket), so its return needs no relist.
    */
   #checkLiveness(): void {
-    if (!this.#connected) return;
+    if (isDisconnected(this.#phase)) return;
     const nowMs = Date.now();
-    if (this.#pingSentAt !== null) {
-      if (this.#responsive && nowMs - this.#pingSentAt > this.#options.nodeTimeoutMs) {
-        this.#responsive = false;
-        this.#options.onReachability();
-      }
-      return;
-    }
-    this.#pingSentAt = nowMs;
     const setResponsive = (responsive: boolean) => {
       if (this.#responsive === responsive) return;
       this.#responsive = responsive;
+      this.#dispatch({ type: responsive ? "answered" : "unanswered" });
       this.#options.onReachability();
       if (responsive) this.#wake();
     };
+    if (this.#pingSentAt !== null) {
+      if (nowMs - this.#pingSentAt > this.#options.nodeTimeoutMs) setResponsive(false);
+      return;
+    }
+    this.#pingSentAt = nowMs;
     // The command timeout rejects a PING the node leaves unanswered: it hangs (or is paused).
     this.#client
       .ping()
@@ -368,28 +363,22 @@ export class NodeWatch {
       .finally(() => (this.#pingSentAt = null));
   }
 
-  #markGap(): void {
-    this.#gap = true;
-    this.#gapSinceMs ??= Date.now();
-  }
-
-  #closeGap(): void {
-    this.#gap = false;
-    this.#gapSinceMs = null;
+  #markGap(reason: GapReason): void {
+    this.#dispatch({ type: "gap", reason, atMs: Date.now() });
   }
 
   /** Forgets the changes waiting to be read (and what their events said), and relists instead. */
-  #dropPending(reason: ListingReason): void {
+  #dropPending(reason: GapReason): void {
     this.#pending.clear();
     this.#removals.clear();
     this.#sets.clear();
-    this.#markGap();
+    this.#markGap(reason);
     this.#request(reason);
   }
 
   #subscriberLost(): void {
     // Notifications published while the subscriber was away are lost: the node is relisted on return.
-    if (this.#subscribed) this.#markGap();
+    if (this.#subscribed) this.#markGap("reconnect");
     this.#subscribed = false;
   }
 
@@ -447,6 +436,7 @@ export class NodeWatch {
     if (!on && this.#subscribed) void this.#subscriber.punsubscribe().catch(() => {});
     if (!on) this.#subscribed = false;
     this.#notifications = on ? "on" : "off";
+    this.#dispatch({ type: "notificationsChecked", on });
   }
 
   #notified(channel: Buffer, event: Buffer): void {
@@ -581,7 +571,7 @@ export class NodeWatch {
   #request(reason: ListingReason): void {
     if (this.#closing.signal.aborted) return;
     // A resync or poll never replaces a pending relist after a gap.
-    if (this.#wanted && GAP_REASONS.has(this.#wanted) && !GAP_REASONS.has(reason)) return;
+    if (this.#wanted && isGapReason(this.#wanted) && !isGapReason(reason)) return;
     if (reason === "resync" && (this.#notifications !== "on" || this.#listing)) return;
     this.#wanted = reason;
     this.#wake();
@@ -594,7 +584,7 @@ export class NodeWatch {
     this.#subscriber.ping().then(
       async () => {
         await this.#idle();
-        if (this.mode() === "watching") this.#asOf = Math.max(this.#asOf ?? 0, sentAt);
+        this.#dispatch({ type: "caughtUp", sentAtMs: sentAt });
       },
       () => {},
     );
@@ -603,7 +593,7 @@ export class NodeWatch {
   async #run(): Promise<void> {
     while (!this.#closing.signal.aborted) {
       const reason = this.#wanted;
-      if (reason === null || !this.#reachable) {
+      if (reason === null || !this.reachable) {
         await new Promise<void>((resolve) => (this.#wake = resolve));
         continue;
       }
@@ -617,7 +607,7 @@ export class NodeWatch {
           "listing failed; retrying",
         );
         this.#listing = null;
-        this.#wanted ??= this.#listedOnce ? "reconnect" : "start";
+        this.#wanted ??= listedOnce(this.#phase) ? "reconnect" : "start";
         await sleep(RELIST_BACKOFF_MS, undefined, { signal: this.#closing.signal }).catch(() => {});
       }
     }
@@ -630,7 +620,7 @@ export class NodeWatch {
     await budget.take(3, signal);
     // Subscribed before the scan begins, so every change from here on arrives as a notification.
     if ((await this.#checkNotifications()) && !this.#subscribed) {
-      if (!GAP_REASONS.has(reason)) reason = "reconnect";
+      if (!isGapReason(reason)) reason = "reconnect";
       await this.#subscribe();
     }
     const [info, keysTotal] = await Promise.all([
@@ -641,13 +631,13 @@ export class NodeWatch {
     if (this.#runId !== null && runId !== this.#runId) {
       // Restarted or failed over: what it held may be gone. Forget it now, relist from nothing.
       reason = "restart";
-      this.#markGap();
+      this.#markGap("restart");
       for (const name of [...this.#entries.keys()]) this.#apply(name, null, Date.now());
     }
     this.#runId = runId;
-    if (GAP_REASONS.has(reason)) {
-      this.#markGap();
-      this.#options.onGap?.(this.#gapSinceMs ?? Date.now());
+    if (isGapReason(reason)) {
+      this.#markGap(reason);
+      this.#options.onGap?.(gapSinceMs(this.#phase) ?? Date.now());
     }
     this.#generation += 1;
     const startedAt = Date.now();
@@ -687,20 +677,20 @@ export class NodeWatch {
     }
     const endedAt = Date.now();
     this.#listing = null;
-    this.#listedOnce = true;
     this.#listedAt = endedAt;
     this.#listingMs = endedAt - startedAt;
-    if (this.#notifications === "on") {
-      // Subscribed before the listing began: whatever changed since reached the index as notifications.
-      if (this.#subscribed) {
-        this.#closeGap();
-        this.#asOf = endedAt;
-      } else {
-        this.#request("reconnect"); // the subscriber dropped during the listing
-      }
+    const notificationsOn = this.#notifications === "on";
+    // Subscribed before the listing began: whatever changed since reached the index as notifications.
+    this.#dispatch({
+      type: "listed",
+      notificationsOn,
+      subscribed: this.#subscribed,
+      startedAtMs: startedAt,
+      endedAtMs: endedAt,
+    });
+    if (notificationsOn) {
+      if (!this.#subscribed) this.#request("reconnect"); // the subscriber dropped during the listing
     } else {
-      this.#closeGap();
-      this.#asOf = startedAt;
       const waitMs = POLL_MIN_INTERVAL_MS - (endedAt - startedAt);
       if (waitMs > 0) await sleep(waitMs, undefined, { signal }).catch(() => {});
       this.#request("poll");
