@@ -17,7 +17,7 @@ import {
   type TransitionKind,
 } from "@/lib/api/timeline";
 import type { IndexObserver, Reads } from "../locks/rows/live-index";
-import type { IndexedState, RemovalCause } from "../locks/watch/node-watch";
+import type { IndexedState, RemovalCause } from "../locks/watch/node-store";
 import { ownerOfValue } from "../locks/read/ownership";
 import { describeLatin1Key } from "../locks/read/key-name";
 import { History } from "./history";

@@ -16,7 +16,8 @@ import { ownerOfValue } from "../read/ownership";
 import { describeLatin1Key } from "../read/key-name";
 import { createBudget } from "../watch/budget";
 import { ClusterWatch } from "../watch/cluster-watch";
-import { NodeWatch, type IndexedState, type RemovalCause } from "../watch/node-watch";
+import type { IndexedState, RemovalCause } from "../watch/node-store";
+import { NodeWatch } from "../watch/node-watch";
 
 export interface LiveIndexOptions {
   readonly patterns: readonly string[];

@@ -14,7 +14,8 @@ import { clusterSlot } from "@redlock-console/redlock";
 import { logger, redactText } from "../../logger";
 import type { ClusterNode } from "../../node-registry";
 import { createBudget } from "./budget";
-import { NodeWatch, type IndexedState, type NodeWatchOptions } from "./node-watch";
+import type { IndexedState } from "./node-store";
+import { NodeWatch, type NodeWatchOptions } from "./node-watch";
 
 /** How often the topology is read while every primary answers. */
 const TOPOLOGY_INTERVAL_MS = 5_000;

@@ -15,15 +15,7 @@ import "server-only";
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
-import type {
-  IndexMode,
-  ListingProgress,
-  ListingReason,
-  LockFormat,
-  NodeIndex,
-  OwnerInfo,
-  WaitersSummary,
-} from "@/lib/api";
+import type { IndexMode, ListingProgress, ListingReason, NodeIndex } from "@/lib/api";
 import { auxiliaryKeyOf, RESERVED_PREFIX } from "@redlock-console/redlock";
 import { logger, redactText } from "../../logger";
 import type { NodeKeyState } from "../read/key-state";
@@ -31,6 +23,7 @@ import { compileGlob } from "../read/glob";
 import { readLockKeys } from "../read/read-node";
 import type { Budget } from "./budget";
 import { missingEventFlags, NEEDED_EVENT_FLAGS } from "./event-flags";
+import { NodeStore, type IndexedState, type RemovalCause } from "./node-store";
 import {
   asOfMsOf,
   gapSinceMs,
@@ -44,32 +37,6 @@ import {
   type WatchEvent,
   type WatchPhase,
 } from "./phase";
-
-/**
- * What a node holds under a key, with its expiry as an instant on the console's clock. Compact, as
- * there is one per lock per node (500,000 at 100k locks on five nodes): a 2.x owner is decoded from
- * the value only when a row is shown; no waiters is null, not an object.
- */
-export class IndexedState {
-  constructor(
-    readonly value: string,
-    /** When the key expires (console clock, epoch ms); -1: it has no TTL. */
-    readonly expiresAtMs: number,
-    readonly format: LockFormat,
-    readonly holdCount: number | null,
-    /** A 1.x owner entry that belongs to `value`; null otherwise (2.x carries its owner in the value). */
-    readonly legacyOwner: OwnerInfo | null,
-    /** When the holder acquired (its owner's acquiredAt), for the metrics; null when unknown. */
-    readonly acquiredAtMs: number | null,
-    /** Live waiters; null when none. */
-    readonly waiters: WaitersSummary | null,
-    /** The listing generation that last saw the key: older ones are swept when a listing ends. */
-    public generation: number,
-  ) {}
-}
-
-/** Why a node no longer holds a key: the keyspace event that removed it, or none seen. */
-export type RemovalCause = "deleted" | "expired" | "evicted" | "unknown";
 
 /** The server a watch follows: a single node, or one primary of a cluster node. */
 export interface WatchedServer {
@@ -130,9 +97,6 @@ const SYNC_UNREACHABLE_WAIT_MS = 3_000;
 /** After a failed listing (node errors mid-way), wait this long before relisting. */
 const RELIST_BACKOFF_MS = 1_000;
 
-/** Expiries are kept in buckets of this many ms (a timer wheel: one array slot per key). */
-const EXPIRY_BUCKET_MS = 100;
-
 /** Keyspace events that remove a key, and what they tell of its removal. */
 const REMOVAL_EVENTS: ReadonlyMap<string, RemovalCause> = new Map([
   ["del", "deleted"],
@@ -146,16 +110,12 @@ export class NodeWatch {
   readonly #subscriber: Redis;
   readonly #patterns: ReadonlyArray<(key: string) => boolean>;
   readonly #db: number;
-  readonly #entries = new Map<string, IndexedState>();
-  /** Bucket (expiry ms / EXPIRY_BUCKET_MS) -> keys that expire in it, or did when put there. */
-  readonly #expiries = new Map<number, string[]>();
-  #sweptBucket = Math.floor(Date.now() / EXPIRY_BUCKET_MS);
+  readonly #store: NodeStore;
   readonly #pending = new Map<string, Buffer>();
   /** Keys a del / expired / evicted event named, until their read: why the node lost them. */
   readonly #removals = new Map<string, RemovalCause>();
   /** `set` events per key since its last read: values written, some of which the read will not see. */
   readonly #sets = new Map<string, number>();
-  #generation = 0;
   #phase: WatchPhase = initialPhase(Date.now());
   /** False while the node leaves a PING unanswered past the node timeout: it hangs. */
   #responsive = true;
@@ -166,7 +126,6 @@ export class NodeWatch {
   #listedAt: number | null = null;
   #listingMs: number | null = null;
   #runId: string | null = null;
-  #truncated = false;
   #wanted: ListingReason | null = null;
   #subscribed = false;
   #wake: () => void = () => {};
@@ -181,6 +140,12 @@ export class NodeWatch {
     this.#client = options.node.client;
     this.#db = this.#client.options.db ?? 0;
     this.#patterns = options.patterns.map(compileGlob);
+    this.#store = new NodeStore({
+      maxKeys: options.maxKeys,
+      shared: options.shared,
+      onChange: options.onChange,
+      nowMs: Date.now(),
+    });
     this.#subscriber = this.#client.duplicate({
       connectionName: "redlock-console:watch",
       // Subscriptions are remade by hand on every connect, then the node is relisted: no blind spot.
@@ -214,25 +179,25 @@ export class NodeWatch {
   }
 
   get truncated(): boolean {
-    return this.#truncated;
+    return this.#store.truncated;
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#store.size;
   }
 
   /** What the node holds under `key` as far as the index knows (expired states dropped by sweep()). */
   get(key: string): IndexedState | undefined {
-    return this.#entries.get(key);
+    return this.#store.get(key);
   }
 
   /** What the node holds under `key`: its state, null (absent) or undefined (unreachable). */
   read(key: string): IndexedState | null | undefined {
-    return this.reachable ? (this.#entries.get(key) ?? null) : undefined;
+    return this.reachable ? (this.#store.get(key) ?? null) : undefined;
   }
 
   keys(): IterableIterator<string> {
-    return this.#entries.keys();
+    return this.#store.keys();
   }
 
   mode(): IndexMode {
@@ -252,37 +217,14 @@ export class NodeWatch {
       listing: this.#listing && { ...this.#listing },
       listedAt: this.#listedAt,
       listingMs: this.#listingMs,
-      lockKeys: this.#entries.size,
+      lockKeys: this.#store.size,
       budgetPerS: this.#options.budget.perS,
     };
   }
 
   /** Drops the states whose TTL ran out by `nowMs`: the node no longer holds them. */
   sweep(nowMs: number): void {
-    const current = Math.floor(nowMs / EXPIRY_BUCKET_MS);
-    for (; this.#sweptBucket <= current; this.#sweptBucket += 1) {
-      const keys = this.#expiries.get(this.#sweptBucket);
-      if (!keys) continue;
-      this.#expiries.delete(this.#sweptBucket);
-      for (const name of keys) {
-        const state = this.#entries.get(name);
-        if (!state || state.expiresAtMs < 0) continue;
-        if (state.expiresAtMs <= nowMs) {
-          this.#entries.delete(name);
-          this.#options.onChange(name, null, "expired");
-        } else if (Math.floor(state.expiresAtMs / EXPIRY_BUCKET_MS) <= current) {
-          this.#expireAt(current + 1, name); // later in the bucket being swept: look again next time
-        }
-      }
-    }
-    // Swept up to the current bucket, which may still fill: it is swept again next time.
-    this.#sweptBucket = current;
-  }
-
-  #expireAt(bucket: number, name: string): void {
-    const keys = this.#expiries.get(bucket);
-    if (keys) keys.push(name);
-    else this.#expiries.set(bucket, [name]);
+    this.#store.sweep(nowMs);
   }
 
   /**
@@ -523,7 +465,7 @@ export class NodeWatch {
   }
 
   #apply(name: string, read: NodeKeyState | null, readAtMs: number): void {
-    const known = this.#entries.get(name);
+    const known = this.#store.get(name);
     const cause = this.#removals.get(name);
     if (cause) this.#removals.delete(name);
     const sets = this.#sets.get(name) ?? 0;
@@ -534,38 +476,8 @@ export class NodeWatch {
       if (read === null) this.#options.onBrief?.(name, sets);
       else if (read.value !== known?.value && sets > 1) this.#options.onBrief?.(name, sets - 1);
     }
-    if (read === null) {
-      if (known) {
-        this.#entries.delete(name);
-        this.#options.onChange(name, null, cause ?? "unknown");
-      }
-      return;
-    }
-    if (!known && this.#entries.size >= this.#options.maxKeys) {
-      this.#truncated = true;
-      return;
-    }
-    const shared = this.#options.shared(name, read.value);
-    const expiresAtMs = read.pttlMs < 0 ? -1 : readAtMs + read.pttlMs;
-    const legacyOwner = read.owner && read.owner.extensions !== null ? read.owner : null;
-    const state = new IndexedState(
-      shared.value,
-      expiresAtMs,
-      read.format,
-      read.holdCount,
-      legacyOwner,
-      read.owner?.acquiredAt ?? null,
-      read.waiters && read.waiters.count > 0 ? read.waiters : null,
-      this.#generation,
-    );
-    // A key's bucket only moves later while it is held (extensions): an earlier entry just finds it alive.
-    if (expiresAtMs >= 0 && expiresAtMs !== known?.expiresAtMs)
-      this.#expireAt(
-        Math.max(this.#sweptBucket, Math.floor(expiresAtMs / EXPIRY_BUCKET_MS)),
-        shared.name,
-      );
-    this.#entries.set(shared.name, state);
-    this.#options.onChange(shared.name, state);
+    if (read === null) this.#store.remove(name, cause ?? "unknown");
+    else this.#store.put(name, read, readAtMs);
   }
 
   #request(reason: ListingReason): void {
@@ -632,14 +544,14 @@ export class NodeWatch {
       // Restarted or failed over: what it held may be gone. Forget it now, relist from nothing.
       reason = "restart";
       this.#markGap("restart");
-      for (const name of [...this.#entries.keys()]) this.#apply(name, null, Date.now());
+      for (const name of [...this.#store.keys()]) this.#apply(name, null, Date.now());
     }
     this.#runId = runId;
     if (isGapReason(reason)) {
       this.#markGap(reason);
       this.#options.onGap?.(gapSinceMs(this.#phase) ?? Date.now());
     }
-    this.#generation += 1;
+    this.#store.beginGeneration();
     const startedAt = Date.now();
     const progress: ListingProgress = {
       reason,
@@ -672,9 +584,7 @@ export class NodeWatch {
       } while (cursor !== "0");
     }
     // What the listing did not see, and no notification touched since it began, is gone.
-    for (const [name, state] of [...this.#entries]) {
-      if (state.generation < this.#generation) this.#apply(name, null, Date.now());
-    }
+    for (const name of this.#store.unseen()) this.#apply(name, null, Date.now());
     const endedAt = Date.now();
     this.#listing = null;
     this.#listedAt = endedAt;
