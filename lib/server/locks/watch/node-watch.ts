@@ -22,6 +22,8 @@ import type { NodeKeyState } from "../read/key-state";
 import { compileGlob } from "../read/glob";
 import { readLockKeys } from "../read/read-node";
 import type { Budget } from "./budget";
+import { briefHolds, ChangeQueue, READ_CHUNK_KEYS } from "./change-queue";
+import { systemClock } from "./clock";
 import { missingEventFlags, NEEDED_EVENT_FLAGS } from "./event-flags";
 import { NodeStore, type IndexedState, type RemovalCause } from "./node-store";
 import {
@@ -80,12 +82,6 @@ export interface NodeWatchOptions {
 
 /** Keys per SCAN call at most: each call is bounded work on the node. */
 const SCAN_COUNT_MAX = 1_000;
-/** Keys per read script call: one chunk runs well under a millisecond on the node. */
-const READ_CHUNK_KEYS = 256;
-/** Notifications are gathered this long before their keys are read, so a burst reads each key once. */
-const COALESCE_MS = 10;
-/** Changed keys waiting to be read at most; beyond it the node is relisted instead. */
-const MAX_PENDING_KEYS = 100_000;
 /** The subscriber is pinged this often: a pong proves every earlier notification arrived. */
 const HEARTBEAT_MS = 1_000;
 /** A polling pass starts at most this often, however small the keyspace. */
@@ -97,13 +93,6 @@ const SYNC_UNREACHABLE_WAIT_MS = 3_000;
 /** After a failed listing (node errors mid-way), wait this long before relisting. */
 const RELIST_BACKOFF_MS = 1_000;
 
-/** Keyspace events that remove a key, and what they tell of its removal. */
-const REMOVAL_EVENTS: ReadonlyMap<string, RemovalCause> = new Map([
-  ["del", "deleted"],
-  ["expired", "expired"],
-  ["evicted", "evicted"],
-]);
-
 export class NodeWatch {
   readonly #options: NodeWatchOptions;
   readonly #client: Redis;
@@ -111,11 +100,7 @@ export class NodeWatch {
   readonly #patterns: ReadonlyArray<(key: string) => boolean>;
   readonly #db: number;
   readonly #store: NodeStore;
-  readonly #pending = new Map<string, Buffer>();
-  /** Keys a del / expired / evicted event named, until their read: why the node lost them. */
-  readonly #removals = new Map<string, RemovalCause>();
-  /** `set` events per key since its last read: values written, some of which the read will not see. */
-  readonly #sets = new Map<string, number>();
+  readonly #queue: ChangeQueue;
   #phase: WatchPhase = initialPhase(Date.now());
   /** False while the node leaves a PING unanswered past the node timeout: it hangs. */
   #responsive = true;
@@ -129,10 +114,7 @@ export class NodeWatch {
   #wanted: ListingReason | null = null;
   #subscribed = false;
   #wake: () => void = () => {};
-  #draining = false;
-  #drainTimer: NodeJS.Timeout | undefined;
   #timers: NodeJS.Timeout[] = [];
-  #idleWaiters: Array<() => void> = [];
   readonly #closing = new AbortController();
 
   constructor(options: NodeWatchOptions) {
@@ -145,6 +127,18 @@ export class NodeWatch {
       shared: options.shared,
       onChange: options.onChange,
       nowMs: Date.now(),
+    });
+    this.#queue = new ChangeQueue({
+      clock: systemClock,
+      signal: this.#closing.signal,
+      read: async (keys) => {
+        await this.#options.budget.take(keys.length, this.#closing.signal);
+        await this.#read(keys);
+      },
+      onDropped: (reason) => {
+        this.#markGap(reason);
+        this.#request(reason);
+      },
     });
     this.#subscriber = this.#client.duplicate({
       connectionName: "redlock-console:watch",
@@ -240,7 +234,7 @@ export class NodeWatch {
       if (!this.reachable && Date.now() - startedAt > SYNC_UNREACHABLE_WAIT_MS) return;
       if (this.mode() === "watching") {
         await this.#subscriber.ping();
-        await this.#idle();
+        await this.#queue.idle();
         if (this.mode() === "watching") return;
       } else if ((asOfMsOf(this.#phase) ?? 0) >= startedAt && this.complete) {
         return;
@@ -252,7 +246,7 @@ export class NodeWatch {
   async close(): Promise<void> {
     this.#closing.abort();
     for (const timer of this.#timers) clearInterval(timer);
-    clearTimeout(this.#drainTimer);
+    this.#queue.close();
     this.#wake();
     this.#subscriber.disconnect();
   }
@@ -307,15 +301,6 @@ export class NodeWatch {
 
   #markGap(reason: GapReason): void {
     this.#dispatch({ type: "gap", reason, atMs: Date.now() });
-  }
-
-  /** Forgets the changes waiting to be read (and what their events said), and relists instead. */
-  #dropPending(reason: GapReason): void {
-    this.#pending.clear();
-    this.#removals.clear();
-    this.#sets.clear();
-    this.#markGap(reason);
-    this.#request(reason);
   }
 
   #subscriberLost(): void {
@@ -392,62 +377,17 @@ export class NodeWatch {
       if (!auxiliary || auxiliary.kind === "fence") return;
       name = auxiliary.resource;
       if (!this.#patterns.some((matches) => matches(name))) return;
-      this.#markChanged(name, Buffer.from(name, "latin1"));
+      this.#queue.add(name, Buffer.from(name, "latin1"), null);
       return;
     }
-    const eventName = event.toString("latin1");
-    const cause = REMOVAL_EVENTS.get(eventName);
-    if (cause) this.#removals.set(name, cause);
-    else if (eventName === "set") this.#sets.set(name, (this.#sets.get(name) ?? 0) + 1);
-    this.#markChanged(name, key);
-  }
-
-  #markChanged(name: string, key: Buffer): void {
-    if (this.#pending.size >= MAX_PENDING_KEYS) {
-      // More changes than the budget can read: drop them and relist instead (paced, bounded).
-      this.#dropPending("overflow");
-      return;
-    }
-    this.#pending.set(name, key);
-    this.#drainTimer ??= setTimeout(() => void this.#drain(), COALESCE_MS);
-  }
-
-  /** Reads the changed keys, a chunk at a time, within the budget. */
-  async #drain(): Promise<void> {
-    this.#drainTimer = undefined;
-    if (this.#draining) return;
-    this.#draining = true;
-    try {
-      while (this.#pending.size > 0 && !this.#closing.signal.aborted) {
-        const chunk: Buffer[] = [];
-        for (const [name, key] of this.#pending) {
-          this.#pending.delete(name);
-          chunk.push(key);
-          if (chunk.length >= READ_CHUNK_KEYS) break;
-        }
-        await this.#read(chunk);
-      }
-    } catch {
-      // The node failed mid-read: it is relisted when it answers again.
-      this.#dropPending("reconnect");
-    } finally {
-      this.#draining = false;
-      if (this.#pending.size === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
-    }
-  }
-
-  #idle(): Promise<void> {
-    if (this.#pending.size === 0 && !this.#draining && this.#drainTimer === undefined)
-      return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+    this.#queue.add(name, key, event.toString("latin1"));
   }
 
   /**
    * Reads `keys` and applies what the node holds; returns the locks found. A key a notification
    * named costs one from the budget; a key a listing's SCAN returned was paid for by the SCAN.
    */
-  async #read(keys: readonly Buffer[], paid = false): Promise<number> {
-    if (!paid) await this.#options.budget.take(keys.length, this.#closing.signal);
+  async #read(keys: readonly Buffer[]): Promise<number> {
     const readAtMs = Date.now();
     const { states } = await readLockKeys(
       this.#client,
@@ -465,17 +405,9 @@ export class NodeWatch {
   }
 
   #apply(name: string, read: NodeKeyState | null, readAtMs: number): void {
-    const known = this.#store.get(name);
-    const cause = this.#removals.get(name);
-    if (cause) this.#removals.delete(name);
-    const sets = this.#sets.get(name) ?? 0;
-    if (sets > 0) {
-      this.#sets.delete(name);
-      // Each `set` wrote a value; a new one the read found is seen, the others came and went.
-      // (The same value as before: a foreign client's SET-based extension, not a new hold.)
-      if (read === null) this.#options.onBrief?.(name, sets);
-      else if (read.value !== known?.value && sets > 1) this.#options.onBrief?.(name, sets - 1);
-    }
+    const { cause, sets } = this.#queue.takeEvents(name);
+    const brief = briefHolds(sets, read, this.#store.get(name)?.value);
+    if (brief > 0) this.#options.onBrief?.(name, brief);
     if (read === null) this.#store.remove(name, cause ?? "unknown");
     else this.#store.put(name, read, readAtMs);
   }
@@ -495,7 +427,7 @@ export class NodeWatch {
     const sentAt = Date.now();
     this.#subscriber.ping().then(
       async () => {
-        await this.#idle();
+        await this.#queue.idle();
         this.#dispatch({ type: "caughtUp", sentAtMs: sentAt });
       },
       () => {},
@@ -580,7 +512,7 @@ export class NodeWatch {
         if (keysToVisit > 0) progress.fraction = Math.min(0.99, progress.keysVisited / keysToVisit);
         const keys = batch.filter((key) => !key.toString("latin1").startsWith(RESERVED_PREFIX));
         for (let start = 0; start < keys.length; start += READ_CHUNK_KEYS)
-          progress.locksFound += await this.#read(keys.slice(start, start + READ_CHUNK_KEYS), true);
+          progress.locksFound += await this.#read(keys.slice(start, start + READ_CHUNK_KEYS));
       } while (cursor !== "0");
     }
     // What the listing did not see, and no notification touched since it began, is gone.
