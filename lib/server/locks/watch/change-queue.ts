@@ -29,7 +29,10 @@ export interface ChangeQueueOptions {
   readonly read: (keys: readonly Buffer[]) => Promise<unknown>;
   /** The queue dropped every change it held: the node must be relisted, for `reason`. */
   readonly onDropped: (reason: "overflow" | "reconnect") => void;
-  /** @default 100_000 */
+  /**
+   * Changed keys waiting to be read at most; beyond it they are dropped for a relist.
+   * @default 100_000
+   */
   readonly maxPendingKeys?: number;
 }
 

@@ -72,14 +72,14 @@ export class Lister {
   async list(requested: ListingReason): Promise<CompletedListing> {
     const { budget, signal, prepare, store, forget, onRestart, onRelist } = this.#options;
     await budget.take(LISTING_FIXED_COMMANDS, signal);
-    let reason = await prepare(requested);
+    const prepared = await prepare(requested);
     const { restarted, keysTotal } = await this.#identify();
     if (restarted) {
       // What it held may be gone. Forget it now, relist from nothing.
-      reason = "restart";
       onRestart();
       for (const name of [...store.keys()]) forget(name);
     }
+    const reason = restarted ? "restart" : prepared;
     if (isGapReason(reason)) onRelist(reason);
     const startedAtMs = await this.#scanAll(reason, keysTotal);
     const endedAtMs = this.#options.clock.now();

@@ -25,6 +25,7 @@ import { RelistLoop } from "./relist-loop";
 import { Watcher } from "./watcher";
 
 export interface NodeWatchOptions extends LockWatchOptions {
+  /** The server followed: a single node, or one primary of a cluster node. */
   readonly node: WatchedServer;
   /** The node's budget: every SCAN and read draws from it. */
   readonly budget: Budget;
