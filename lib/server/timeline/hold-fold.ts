@@ -7,7 +7,7 @@
  */
 import type { OwnerInfo, TransitionKind } from "@/lib/api";
 import type { Reads } from "../locks/rows/live-index";
-import type { IndexedState, RemovalCause } from "../locks/watch/node-watch";
+import type { IndexedState, RemovalCause } from "../locks/watch/node-store";
 import { ownerOfValue } from "../locks/read/ownership";
 import { majorityValue, quorumExpiry, waitersOf } from "../locks/rows/quorum";
 

@@ -11,7 +11,7 @@ import "server-only";
 import type { LockState, OwnerInfo } from "@/lib/api";
 import { makeTransition, type HistoryHorizon, type Transition } from "@/lib/api/timeline";
 import type { IndexObserver, Reads } from "../locks/rows/live-index";
-import type { RemovalCause } from "../locks/watch/node-watch";
+import type { RemovalCause } from "../locks/watch/node-store";
 import { describeLatin1Key } from "../locks/read/key-name";
 import { standingOf, waitersOf } from "../locks/rows/quorum";
 import { Coverage } from "./coverage";

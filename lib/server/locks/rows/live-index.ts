@@ -17,7 +17,9 @@ import { ownerOfValue } from "../read/ownership";
 import { describeLatin1Key } from "../read/key-name";
 import { createBudget } from "../watch/budget";
 import { ClusterWatch } from "../watch/cluster-watch";
-import { NodeWatch, type IndexedState, type RemovalCause } from "../watch/node-watch";
+import type { LockWatch } from "../watch/lock-watch";
+import type { IndexedState, RemovalCause } from "../watch/node-store";
+import { NodeWatch } from "../watch/node-watch";
 
 export interface LiveIndexOptions {
   readonly patterns: readonly string[];
@@ -66,7 +68,7 @@ export interface IndexObserver {
 
 export class LiveIndex {
   /** Per node, in node order: a single server's watch, or a cluster's (one watch per primary). */
-  readonly watches: ReadonlyArray<NodeWatch | ClusterWatch>;
+  readonly watches: readonly LockWatch[];
   readonly #nodes: readonly ConsoleNode[];
   readonly #options: LiveIndexOptions;
   readonly #rows = new BTree<string, LockState>();

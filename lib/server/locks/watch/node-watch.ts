@@ -1,294 +1,203 @@
 import "server-only";
 /**
- * One node of the live index: list once, then watch (the informer pattern). The node's lock keys are
- * listed with a paced SCAN, then kept current from keyspace notifications received on a dedicated
- * subscriber connection; only the keys a notification names are read again, coalesced and in
- * chunks. Every gap (the subscriber or the node dropped, a restart, more changes than the budget can
- * read) triggers a paced relist of this node only, and a slow periodic resync heals anything else.
- * A node without notifications (and CONSOLE_ENABLE_KEYSPACE_EVENTS off) is polled: relisted in
- * paced passes. Every read draws from the node's budget (budget.ts).
+ * One node of the live index, kept as client-go's informer keeps a resource: listed by a paced SCAN
+ * (lister.ts), then followed by keyspace notifications (watcher.ts) whose keys wait, coalesced, in
+ * the change queue to be read into the node store; any gap (subscriber or node dropped, restart,
+ * overflow) relists this node only (relist-loop.ts), and a node without notifications is polled.
+ * This class holds the watch's phase (phase.ts) and moves it on the parts' events.
  *
  * Reads go over the node's one command connection, in the order they were decided: a key read after
  * its notification arrived sees the write that caused it (Redis publishes during the write), and the
  * last read of a key is always the latest, so the index converges to what the node holds.
  */
-import { once } from "node:events";
-import { setTimeout as sleep } from "node:timers/promises";
-import type { Redis } from "ioredis";
-import type {
-  IndexMode,
-  ListingProgress,
-  ListingReason,
-  LockFormat,
-  NodeIndex,
-  OwnerInfo,
-  WaitersSummary,
-} from "@/lib/api";
-import { auxiliaryKeyOf, RESERVED_PREFIX } from "@redlock-console/redlock";
-import { logger, redactText } from "../../logger";
-import type { NodeKeyState } from "../read/key-state";
-import { compileGlob } from "../read/glob";
-import { readLockKeys } from "../read/read-node";
+import type { IndexMode, ListingReason, NodeIndex } from "@/lib/api";
 import type { Budget } from "./budget";
-import { missingEventFlags, NEEDED_EVENT_FLAGS } from "./event-flags";
+import { ChangeQueue } from "./change-queue";
+import { systemClock, type Clock } from "./clock";
+import { connectionsOf, type NodeConnections, type WatchedServer } from "./connections";
+import { KeyReader } from "./key-reader";
+import { Lister } from "./lister";
+import { LivenessProbe } from "./liveness-probe";
+import type { LockWatch, LockWatchOptions } from "./lock-watch";
+import { NodeStore, type IndexedState } from "./node-store";
+import * as phases from "./phase";
+import { RelistLoop } from "./relist-loop";
+import { Watcher } from "./watcher";
 
-/**
- * What a node holds under a key, with its expiry as an instant on the console's clock. Compact, as
- * there is one per lock per node (500,000 at 100k locks on five nodes): a 2.x owner is decoded from
- * the value only when a row is shown; no waiters is null, not an object.
- */
-export class IndexedState {
-  constructor(
-    readonly value: string,
-    /** When the key expires (console clock, epoch ms); -1: it has no TTL. */
-    readonly expiresAtMs: number,
-    readonly format: LockFormat,
-    readonly holdCount: number | null,
-    /** A 1.x owner entry that belongs to `value`; null otherwise (2.x carries its owner in the value). */
-    readonly legacyOwner: OwnerInfo | null,
-    /** When the holder acquired (its owner's acquiredAt), for the metrics; null when unknown. */
-    readonly acquiredAtMs: number | null,
-    /** Live waiters; null when none. */
-    readonly waiters: WaitersSummary | null,
-    /** The listing generation that last saw the key: older ones are swept when a listing ends. */
-    public generation: number,
-  ) {}
-}
-
-/** Why a node no longer holds a key: the keyspace event that removed it, or none seen. */
-export type RemovalCause = "deleted" | "expired" | "evicted" | "unknown";
-
-/** The server a watch follows: a single node, or one primary of a cluster node. */
-export interface WatchedServer {
-  /** host:port, no credentials (for logs). */
-  readonly address: string;
-  readonly client: Redis;
-  /** A primary of a Redis Cluster: its keys span slots (read-node.ts reads them accordingly). */
-  readonly inCluster?: boolean;
-}
-
-export interface NodeWatchOptions {
+export interface NodeWatchOptions extends LockWatchOptions {
+  /** The server followed: a single node, or one primary of a cluster node. */
   readonly node: WatchedServer;
-  readonly patterns: readonly string[];
+  /** The node's budget: every SCAN and read draws from it. */
   readonly budget: Budget;
-  readonly resyncIntervalMs: number;
-  readonly enableKeyspaceEvents: boolean;
-  /** A node that does not answer a PING within this long counts as down (a paused or hung node). */
-  readonly nodeTimeoutMs: number;
-  /** Lock keys kept per node at most. */
-  readonly maxKeys: number;
-  /**
-   * The node's state for `key` (latin1 of its bytes) changed; null: it holds nothing now, and
-   * `cause` tells why (the keyspace event that removed it, when one came).
-   */
-  readonly onChange: (key: string, state: IndexedState | null, cause?: RemovalCause) => void;
-  /**
-   * The instances of a key name and of its value already held for another node, when equal: five
-   * nodes holding one lock then share one string of each, not five.
-   */
-  readonly shared: (name: string, value: string) => { name: string; value: string };
-  /** The node became reachable or unreachable: every row's view of it changes. */
-  readonly onReachability: () => void;
-  /**
-   * Values that came and went between two reads of `key` on this node (`set` events whose value the
-   * read no longer found): holds too short to be seen, counted, not shown.
-   */
-  readonly onBrief?: (key: string, holds: number) => void;
-  /** A relist after a gap begins: changes made since `sinceMs` may have been missed. */
-  readonly onGap?: (sinceMs: number) => void;
+  /** @default systemClock */
+  readonly clock?: Clock;
 }
 
-/** Keys per SCAN call at most: each call is bounded work on the node. */
-const SCAN_COUNT_MAX = 1_000;
-/** Keys per read script call: one chunk runs well under a millisecond on the node. */
-const READ_CHUNK_KEYS = 256;
-/** Notifications are gathered this long before their keys are read, so a burst reads each key once. */
-const COALESCE_MS = 10;
-/** Changed keys waiting to be read at most; beyond it the node is relisted instead. */
-const MAX_PENDING_KEYS = 100_000;
 /** The subscriber is pinged this often: a pong proves every earlier notification arrived. */
 const HEARTBEAT_MS = 1_000;
 /** A polling pass starts at most this often, however small the keyspace. */
 const POLL_MIN_INTERVAL_MS = 1_000;
-/** How long a listing waits for the subscriber connection before it counts as failed. */
-const SUBSCRIBE_TIMEOUT_MS = 5_000;
 /** How long sync() waits for an unreachable node before it gives up on it. */
 const SYNC_UNREACHABLE_WAIT_MS = 3_000;
-/** After a failed listing (node errors mid-way), wait this long before relisting. */
-const RELIST_BACKOFF_MS = 1_000;
 
-/** Expiries are kept in buckets of this many ms (a timer wheel: one array slot per key). */
-const EXPIRY_BUCKET_MS = 100;
-
-/** Keyspace events that remove a key, and what they tell of its removal. */
-const REMOVAL_EVENTS: ReadonlyMap<string, RemovalCause> = new Map([
-  ["del", "deleted"],
-  ["expired", "expired"],
-  ["evicted", "evicted"],
-]);
-
-/** Reasons after which the node's data cannot be trusted until the listing ends. */
-const GAP_REASONS: ReadonlySet<ListingReason> = new Set([
-  "start",
-  "reconnect",
-  "restart",
-  "overflow",
-]);
-
-export class NodeWatch {
+export class NodeWatch implements LockWatch {
   readonly #options: NodeWatchOptions;
-  readonly #client: Redis;
-  readonly #subscriber: Redis;
-  readonly #patterns: ReadonlyArray<(key: string) => boolean>;
-  readonly #db: number;
-  readonly #entries = new Map<string, IndexedState>();
-  /** Bucket (expiry ms / EXPIRY_BUCKET_MS) -> keys that expire in it, or did when put there. */
-  readonly #expiries = new Map<number, string[]>();
-  #sweptBucket = Math.floor(Date.now() / EXPIRY_BUCKET_MS);
-  readonly #pending = new Map<string, Buffer>();
-  /** Keys a del / expired / evicted event named, until their read: why the node lost them. */
-  readonly #removals = new Map<string, RemovalCause>();
-  /** `set` events per key since its last read: values written, some of which the read will not see. */
-  readonly #sets = new Map<string, number>();
-  #generation = 0;
-  #connected = false;
-  /** False while the node leaves a PING unanswered past the node timeout: it hangs. */
-  #responsive = true;
-  #pingSentAt: number | null = null;
-  #notifications: "unknown" | "on" | "off" = "unknown";
-  #pollReason: string | null = null;
-  #listing: ListingProgress | null = null;
-  #listedOnce = false;
-  #gap = true;
-  /** When the current gap began (null: none), for the timeline's record of it. */
-  #gapSinceMs: number | null = Date.now();
-  #asOf: number | null = null;
-  #listedAt: number | null = null;
-  #listingMs: number | null = null;
-  #runId: string | null = null;
-  #truncated = false;
-  #wanted: ListingReason | null = null;
-  #subscribed = false;
-  #wake: () => void = () => {};
-  #draining = false;
-  #drainTimer: NodeJS.Timeout | undefined;
-  #timers: NodeJS.Timeout[] = [];
-  #idleWaiters: Array<() => void> = [];
+  readonly #clock: Clock;
   readonly #closing = new AbortController();
+  readonly #store: NodeStore;
+  readonly #queue: ChangeQueue;
+  readonly #reader: KeyReader;
+  readonly #watcher: Watcher;
+  readonly #lister: Lister;
+  readonly #probe: LivenessProbe;
+  readonly #relists: RelistLoop;
+  readonly #stopTimers: Array<() => void>;
+  #phase: phases.WatchPhase;
 
   constructor(options: NodeWatchOptions) {
     this.#options = options;
-    this.#client = options.node.client;
-    this.#db = this.#client.options.db ?? 0;
-    this.#patterns = options.patterns.map(compileGlob);
-    this.#subscriber = this.#client.duplicate({
-      connectionName: "redlock-console:watch",
-      // Subscriptions are remade by hand on every connect, then the node is relisted: no blind spot.
-      autoResubscribe: false,
-      commandTimeout: undefined,
-      lazyConnect: true,
+    const clock = (this.#clock = options.clock ?? systemClock);
+    const connections = connectionsOf(options.node);
+    const { maxKeys, shared, onChange } = options;
+    this.#phase = phases.initialPhase(clock.now());
+    this.#store = new NodeStore({ maxKeys, shared, onChange, nowMs: clock.now() });
+    this.#queue = new ChangeQueue({
+      clock,
+      signal: this.#closing.signal,
+      read: (keys) => this.#reader.readChanged(keys),
+      onDropped: (reason) => {
+        this.#markGap(reason);
+        this.#relists.request(reason);
+      },
     });
-    this.#subscriber.on("error", () => {}); // the command connection logs the node's errors
-    this.#subscriber.on("close", () => this.#subscriberLost());
-    // A subscriber that comes back after a listing missed what was published meanwhile: relist.
-    // (Its first connect happens inside a listing, which subscribes before it scans.)
-    this.#subscriber.on("ready", () => {
-      if (this.#listedOnce && this.#notifications !== "off") this.#request("reconnect");
+    this.#reader = this.#createReader(connections);
+    this.#watcher = this.#createWatcher(connections);
+    this.#lister = this.#createLister(connections);
+    this.#probe = new LivenessProbe({
+      client: connections.commands,
+      clock,
+      nodeTimeoutMs: options.nodeTimeoutMs,
+      onChange: (responsive) => this.#probed(responsive),
     });
-    this.#subscriber.on("pmessageBuffer", (_pattern: Buffer, channel: Buffer, event: Buffer) =>
-      this.#notified(channel, event),
-    );
-    this.#client.on("ready", () => this.#nodeUp());
-    this.#client.on("close", () => this.#nodeDown());
+    this.#relists = this.#createRelistLoop();
+    connections.commands.on("ready", () => this.#connected());
+    connections.commands.on("close", () => this.#disconnected());
     // After construction: the index wires this watch up before hearing from it.
-    if (this.#client.status === "ready") queueMicrotask(() => this.#nodeUp());
-    void this.#run();
-    this.#timers.push(
-      setInterval(() => this.#heartbeat(), HEARTBEAT_MS),
-      setInterval(() => this.#request("resync"), options.resyncIntervalMs),
-    );
+    if (connections.commands.status === "ready") queueMicrotask(() => this.#connected());
+    void this.#relists.run();
+    this.#stopTimers = [
+      clock.every(HEARTBEAT_MS, () => this.#heartbeat()),
+      clock.every(options.resyncIntervalMs, () => this.#relists.request("resync")),
+    ];
+  }
+
+  #createReader({ readKeys }: NodeConnections): KeyReader {
+    return new KeyReader({
+      readKeys,
+      budget: this.#options.budget,
+      clock: this.#clock,
+      signal: this.#closing.signal,
+      store: this.#store,
+      takeEvents: (name) => this.#queue.takeEvents(name),
+      onBrief: this.#options.onBrief,
+    });
+  }
+
+  #createWatcher({ subscriber, commands, db }: NodeConnections): Watcher {
+    return new Watcher({
+      subscriber,
+      config: commands,
+      address: this.#options.node.address,
+      db,
+      patterns: this.#options.patterns,
+      enableKeyspaceEvents: this.#options.enableKeyspaceEvents,
+      clock: this.#clock,
+      signal: this.#closing.signal,
+      onNotified: (name, key, event) => this.#queue.add(name, key, event),
+      onLost: () => this.#markGap("reconnect"),
+      onReady: () => this.#subscriberReady(),
+      onChecked: (on) => this.#dispatch({ type: "notificationsChecked", on }),
+    });
+  }
+
+  #createLister({ commands }: NodeConnections): Lister {
+    return new Lister({
+      client: commands,
+      budget: this.#options.budget,
+      patterns: this.#options.patterns,
+      clock: this.#clock,
+      signal: this.#closing.signal,
+      store: this.#store,
+      read: (keys) => this.#reader.read(keys),
+      forget: (name) => this.#reader.settle(name, null, this.#clock.now()),
+      // A new subscription leaves unseen what was published before it: the listing is a relist.
+      prepare: async (reason) =>
+        (await this.#watcher.prepare()) && !phases.isGapReason(reason) ? "reconnect" : reason,
+      onRestart: () => this.#markGap("restart"),
+      onRelist: (reason) => {
+        this.#markGap(reason);
+        this.#options.onGap?.(phases.gapSinceMs(this.#phase) ?? this.#clock.now());
+      },
+    });
+  }
+
+  #createRelistLoop(): RelistLoop {
+    return new RelistLoop({
+      clock: this.#clock,
+      signal: this.#closing.signal,
+      address: this.#options.node.address,
+      reachable: () => this.reachable,
+      resyncWanted: () => this.#watcher.notifications === "on" && !this.#lister.progress,
+      list: (reason) => this.#list(reason),
+      retryReason: () => (phases.listedOnce(this.#phase) ? "reconnect" : "start"),
+    });
   }
 
   get reachable(): boolean {
-    return this.#connected && this.#responsive;
-  }
-
-  get #reachable(): boolean {
-    return this.reachable;
+    return this.#phase.kind !== "down";
   }
 
   get truncated(): boolean {
-    return this.#truncated;
+    return this.#store.truncated;
   }
 
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  /** What the node holds under `key` as far as the index knows (expired states dropped by sweep()). */
   get(key: string): IndexedState | undefined {
-    return this.#entries.get(key);
+    return this.#store.get(key);
   }
 
-  /** What the node holds under `key`: its state, null (absent) or undefined (unreachable). */
   read(key: string): IndexedState | null | undefined {
-    return this.reachable ? (this.#entries.get(key) ?? null) : undefined;
+    return this.reachable ? (this.#store.get(key) ?? null) : undefined;
   }
 
   keys(): IterableIterator<string> {
-    return this.#entries.keys();
+    return this.#store.keys();
   }
 
   mode(): IndexMode {
-    if (!this.#reachable) return "down";
-    if (this.#gap || (this.#listing && GAP_REASONS.has(this.#listing.reason))) return "listing";
-    return this.#notifications === "on" ? "watching" : "polling";
+    return phases.modeOf(this.#phase);
   }
 
-  /** True once the index holds the whole node: listed at least once, and no gap since. */
   get complete(): boolean {
-    return this.#reachable && this.#listedOnce && this.mode() !== "listing";
+    return this.#phase.kind === "watching" || this.#phase.kind === "polling";
   }
 
   status(): NodeIndex {
+    const progress = this.#lister.progress;
+    const last = this.#lister.last;
     return {
       mode: this.mode(),
-      reason: this.#pollReason,
-      asOf: this.#asOf,
-      listing: this.#listing && { ...this.#listing },
-      listedAt: this.#listedAt,
-      listingMs: this.#listingMs,
-      lockKeys: this.#entries.size,
+      reason: this.#watcher.pollReason,
+      asOf: phases.asOfMsOf(this.#phase),
+      listing: progress && { ...progress },
+      listedAt: last?.endedAtMs ?? null,
+      listingMs: last ? last.endedAtMs - last.startedAtMs : null,
+      lockKeys: this.#store.size,
       budgetPerS: this.#options.budget.perS,
     };
   }
 
-  /** Drops the states whose TTL ran out by `nowMs`: the node no longer holds them. */
   sweep(nowMs: number): void {
-    const current = Math.floor(nowMs / EXPIRY_BUCKET_MS);
-    for (; this.#sweptBucket <= current; this.#sweptBucket += 1) {
-      const keys = this.#expiries.get(this.#sweptBucket);
-      if (!keys) continue;
-      this.#expiries.delete(this.#sweptBucket);
-      for (const name of keys) {
-        const state = this.#entries.get(name);
-        if (!state || state.expiresAtMs < 0) continue;
-        if (state.expiresAtMs <= nowMs) {
-          this.#entries.delete(name);
-          this.#options.onChange(name, null, "expired");
-        } else if (Math.floor(state.expiresAtMs / EXPIRY_BUCKET_MS) <= current) {
-          this.#expireAt(current + 1, name); // later in the bucket being swept: look again next time
-        }
-      }
-    }
-    // Swept up to the current bucket, which may still fill: it is swept again next time.
-    this.#sweptBucket = current;
-  }
-
-  #expireAt(bucket: number, name: string): void {
-    const keys = this.#expiries.get(bucket);
-    if (keys) keys.push(name);
-    else this.#expiries.set(bucket, [name]);
+    this.#store.sweep(nowMs);
   }
 
   /**
@@ -298,412 +207,88 @@ export class NodeWatch {
    * their own writes; it costs one PING.
    */
   async sync(): Promise<void> {
-    const startedAt = Date.now();
+    const startedAtMs = this.#clock.now();
     while (!this.#closing.signal.aborted) {
       // A node still connecting is waited for a while; one that stays down has nothing to sync.
-      if (!this.reachable && Date.now() - startedAt > SYNC_UNREACHABLE_WAIT_MS) return;
+      if (!this.reachable && this.#clock.now() - startedAtMs > SYNC_UNREACHABLE_WAIT_MS) return;
       if (this.mode() === "watching") {
-        await this.#subscriber.ping();
-        await this.#idle();
+        await this.#watcher.ping();
+        await this.#queue.idle();
         if (this.mode() === "watching") return;
-      } else if ((this.#asOf ?? 0) >= startedAt && this.complete) {
+      } else if ((phases.asOfMsOf(this.#phase) ?? 0) >= startedAtMs && this.complete) {
         return;
       }
-      await sleep(20);
+      await this.#clock.sleep(20);
     }
   }
 
   async close(): Promise<void> {
     this.#closing.abort();
-    for (const timer of this.#timers) clearInterval(timer);
-    clearTimeout(this.#drainTimer);
-    this.#wake();
-    this.#subscriber.disconnect();
+    for (const stop of this.#stopTimers) stop();
+    this.#queue.close();
+    this.#relists.wake();
+    this.#watcher.close();
   }
 
-  #nodeUp(): void {
-    if (this.#connected) return;
-    this.#connected = true;
-    this.#responsive = true;
+  #dispatch(event: phases.WatchEvent): void {
+    this.#phase = phases.nextPhase(this.#phase, event);
+  }
+
+  #markGap(reason: phases.GapReason): void {
+    this.#dispatch({ type: "gap", reason, atMs: this.#clock.now() });
+  }
+
+  #connected(): void {
+    if (!phases.isDisconnected(this.#phase)) return;
+    this.#probe.reset();
+    this.#dispatch({ type: "connected" });
     this.#options.onReachability();
-    this.#request(this.#listedOnce ? "reconnect" : "start");
+    this.#relists.request(phases.listedOnce(this.#phase) ? "reconnect" : "start");
   }
 
-  #nodeDown(): void {
-    if (!this.#connected) return;
-    this.#connected = false;
-    this.#markGap();
+  #disconnected(): void {
+    if (phases.isDisconnected(this.#phase)) return;
+    this.#dispatch({ type: "disconnected", atMs: this.#clock.now() });
     this.#options.onReachability();
   }
 
-  /**
-   * A paused or hung node keeps its connections open but answers nothing: a PING on the command
-   * connection every heartbeat, unanswered past the node timeout, marks it down until it answers.
-   * Nothing is lost meanwhile (notifications wait in the socket), so its return needs no relist.
-   */
-  #checkLiveness(): void {
-    if (!this.#connected) return;
-    const nowMs = Date.now();
-    if (this.#pingSentAt !== null) {
-      if (this.#responsive && nowMs - this.#pingSentAt > this.#options.nodeTimeoutMs) {
-        this.#responsive = false;
-        this.#options.onReachability();
-      }
-      return;
-    }
-    this.#pingSentAt = nowMs;
-    const setResponsive = (responsive: boolean) => {
-      if (this.#responsive === responsive) return;
-      this.#responsive = responsive;
-      this.#options.onReachability();
-      if (responsive) this.#wake();
-    };
-    // The command timeout rejects a PING the node leaves unanswered: it hangs (or is paused).
-    this.#client
-      .ping()
-      .then(
-        () => setResponsive(true),
-        () => setResponsive(false),
-      )
-      .finally(() => (this.#pingSentAt = null));
-  }
-
-  #markGap(): void {
-    this.#gap = true;
-    this.#gapSinceMs ??= Date.now();
-  }
-
-  #closeGap(): void {
-    this.#gap = false;
-    this.#gapSinceMs = null;
-  }
-
-  /** Forgets the changes waiting to be read (and what their events said), and relists instead. */
-  #dropPending(reason: ListingReason): void {
-    this.#pending.clear();
-    this.#removals.clear();
-    this.#sets.clear();
-    this.#markGap();
-    this.#request(reason);
-  }
-
-  #subscriberLost(): void {
-    // Notifications published while the subscriber was away are lost: the node is relisted on return.
-    if (this.#subscribed) this.#markGap();
-    this.#subscribed = false;
-  }
-
-  /** Subscribes to the lock patterns' and the library's keyspace channels (before a listing scans). */
-  async #subscribe(): Promise<void> {
-    if (this.#subscriber.status !== "ready") {
-      if (this.#subscriber.status === "wait") void this.#subscriber.connect().catch(() => {});
-      await once(this.#subscriber, "ready", {
-        signal: AbortSignal.any([this.#closing.signal, AbortSignal.timeout(SUBSCRIBE_TIMEOUT_MS)]),
-      });
-    }
-    const prefix = `__keyspace@${this.#db}__:`;
-    const patterns = [...this.#options.patterns, `${RESERVED_PREFIX}*`].map((p) => prefix + p);
-    await this.#subscriber.psubscribe(...patterns);
-    this.#subscribed = true;
+  #probed(responsive: boolean): void {
+    this.#dispatch({ type: responsive ? "answered" : "unanswered" });
+    this.#options.onReachability();
+    if (responsive) this.#relists.wake();
   }
 
   /**
-   * Whether the node publishes the notifications the index needs, turning them on when allowed.
-   * Without them the node is polled: correct, slower, within the same budget.
+   * A subscriber back after a listing missed what was published meanwhile: relist. (Its first
+   * connect happens inside a listing, which subscribes before it scans.)
    */
-  async #checkNotifications(): Promise<boolean> {
-    let flags: string;
-    try {
-      const reply = (await this.#client.config("GET", "notify-keyspace-events")) as string[];
-      flags = reply[1] ?? "";
-    } catch (error) {
-      // Managed services often rename CONFIG away: without it the flags cannot be known.
-      this.#setNotifications(false);
-      this.#pollReason = `CONFIG GET notify-keyspace-events failed (${redactText(String(error))}): polling`;
-      return false;
-    }
-    let missing = missingEventFlags(flags);
-    if (missing.length > 0 && this.#options.enableKeyspaceEvents) {
-      try {
-        await this.#client.config("SET", "notify-keyspace-events", flags + missing.join(""));
-        logger.info(
-          { node: this.#options.node.address, flags: flags + missing.join("") },
-          "turned on keyspace notifications (CONSOLE_ENABLE_KEYSPACE_EVENTS)",
-        );
-        missing = [];
-      } catch (error) {
-        this.#pollReason = `notify-keyspace-events is "${flags}" and CONFIG SET failed (${redactText(String(error))}): polling`;
-      }
-    } else if (missing.length > 0) {
-      this.#pollReason = `notify-keyspace-events is "${flags}", lacking ${missing.join("")} (needs ${NEEDED_EVENT_FLAGS}); set CONSOLE_ENABLE_KEYSPACE_EVENTS=true or configure the node: polling`;
-    }
-    const on = missing.length === 0;
-    if (on) this.#pollReason = null;
-    this.#setNotifications(on);
-    return on;
-  }
-
-  #setNotifications(on: boolean): void {
-    if (!on && this.#subscribed) void this.#subscriber.punsubscribe().catch(() => {});
-    if (!on) this.#subscribed = false;
-    this.#notifications = on ? "on" : "off";
-  }
-
-  #notified(channel: Buffer, event: Buffer): void {
-    // __keyspace@<db>__:<key> — the key's bytes follow the prefix.
-    const prefixLength = channel.indexOf(":") + 1;
-    const key = channel.subarray(prefixLength);
-    let name = key.toString("latin1");
-    if (name.startsWith(RESERVED_PREFIX)) {
-      // An auxiliary key (waiters, 1.x owner entry) changes its resource's row.
-      const auxiliary = auxiliaryKeyOf(name);
-      if (!auxiliary || auxiliary.kind === "fence") return;
-      name = auxiliary.resource;
-      if (!this.#patterns.some((matches) => matches(name))) return;
-      this.#markChanged(name, Buffer.from(name, "latin1"));
-      return;
-    }
-    const eventName = event.toString("latin1");
-    const cause = REMOVAL_EVENTS.get(eventName);
-    if (cause) this.#removals.set(name, cause);
-    else if (eventName === "set") this.#sets.set(name, (this.#sets.get(name) ?? 0) + 1);
-    this.#markChanged(name, key);
-  }
-
-  #markChanged(name: string, key: Buffer): void {
-    if (this.#pending.size >= MAX_PENDING_KEYS) {
-      // More changes than the budget can read: drop them and relist instead (paced, bounded).
-      this.#dropPending("overflow");
-      return;
-    }
-    this.#pending.set(name, key);
-    this.#drainTimer ??= setTimeout(() => void this.#drain(), COALESCE_MS);
-  }
-
-  /** Reads the changed keys, a chunk at a time, within the budget. */
-  async #drain(): Promise<void> {
-    this.#drainTimer = undefined;
-    if (this.#draining) return;
-    this.#draining = true;
-    try {
-      while (this.#pending.size > 0 && !this.#closing.signal.aborted) {
-        const chunk: Buffer[] = [];
-        for (const [name, key] of this.#pending) {
-          this.#pending.delete(name);
-          chunk.push(key);
-          if (chunk.length >= READ_CHUNK_KEYS) break;
-        }
-        await this.#read(chunk);
-      }
-    } catch {
-      // The node failed mid-read: it is relisted when it answers again.
-      this.#dropPending("reconnect");
-    } finally {
-      this.#draining = false;
-      if (this.#pending.size === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
-    }
-  }
-
-  #idle(): Promise<void> {
-    if (this.#pending.size === 0 && !this.#draining && this.#drainTimer === undefined)
-      return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
-  }
-
-  /**
-   * Reads `keys` and applies what the node holds; returns the locks found. A key a notification
-   * named costs one from the budget; a key a listing's SCAN returned was paid for by the SCAN.
-   */
-  async #read(keys: readonly Buffer[], paid = false): Promise<number> {
-    if (!paid) await this.#options.budget.take(keys.length, this.#closing.signal);
-    const readAtMs = Date.now();
-    const { states } = await readLockKeys(
-      this.#client,
-      keys,
-      readAtMs,
-      this.#options.node.inCluster,
-    );
-    let found = 0;
-    keys.forEach((key, index) => {
-      const state = states[index] ?? null;
-      if (state) found += 1;
-      this.#apply(key.toString("latin1"), state, readAtMs);
-    });
-    return found;
-  }
-
-  #apply(name: string, read: NodeKeyState | null, readAtMs: number): void {
-    const known = this.#entries.get(name);
-    const cause = this.#removals.get(name);
-    if (cause) this.#removals.delete(name);
-    const sets = this.#sets.get(name) ?? 0;
-    if (sets > 0) {
-      this.#sets.delete(name);
-      // Each `set` wrote a value; a new one the read found is seen, the others came and went.
-      // (The same value as before: a foreign client's SET-based extension, not a new hold.)
-      if (read === null) this.#options.onBrief?.(name, sets);
-      else if (read.value !== known?.value && sets > 1) this.#options.onBrief?.(name, sets - 1);
-    }
-    if (read === null) {
-      if (known) {
-        this.#entries.delete(name);
-        this.#options.onChange(name, null, cause ?? "unknown");
-      }
-      return;
-    }
-    if (!known && this.#entries.size >= this.#options.maxKeys) {
-      this.#truncated = true;
-      return;
-    }
-    const shared = this.#options.shared(name, read.value);
-    const expiresAtMs = read.pttlMs < 0 ? -1 : readAtMs + read.pttlMs;
-    const legacyOwner = read.owner && read.owner.extensions !== null ? read.owner : null;
-    const state = new IndexedState(
-      shared.value,
-      expiresAtMs,
-      read.format,
-      read.holdCount,
-      legacyOwner,
-      read.owner?.acquiredAt ?? null,
-      read.waiters && read.waiters.count > 0 ? read.waiters : null,
-      this.#generation,
-    );
-    // A key's bucket only moves later while it is held (extensions): an earlier entry just finds it alive.
-    if (expiresAtMs >= 0 && expiresAtMs !== known?.expiresAtMs)
-      this.#expireAt(
-        Math.max(this.#sweptBucket, Math.floor(expiresAtMs / EXPIRY_BUCKET_MS)),
-        shared.name,
-      );
-    this.#entries.set(shared.name, state);
-    this.#options.onChange(shared.name, state);
-  }
-
-  #request(reason: ListingReason): void {
-    if (this.#closing.signal.aborted) return;
-    // A resync or poll never replaces a pending relist after a gap.
-    if (this.#wanted && GAP_REASONS.has(this.#wanted) && !GAP_REASONS.has(reason)) return;
-    if (reason === "resync" && (this.#notifications !== "on" || this.#listing)) return;
-    this.#wanted = reason;
-    this.#wake();
+  #subscriberReady(): void {
+    if (phases.listedOnce(this.#phase) && this.#watcher.notifications !== "off")
+      this.#relists.request("reconnect");
   }
 
   #heartbeat(): void {
-    this.#checkLiveness();
-    if (this.mode() !== "watching" || this.#subscriber.status !== "ready") return;
-    const sentAt = Date.now();
-    this.#subscriber.ping().then(
-      async () => {
-        await this.#idle();
-        if (this.mode() === "watching") this.#asOf = Math.max(this.#asOf ?? 0, sentAt);
-      },
-      () => {},
-    );
+    if (!phases.isDisconnected(this.#phase)) this.#probe.check();
+    if (this.mode() !== "watching") return;
+    void this.#watcher.heartbeat().then(async (sentAtMs) => {
+      if (sentAtMs === null) return;
+      await this.#queue.idle();
+      this.#dispatch({ type: "caughtUp", sentAtMs });
+    });
   }
 
-  async #run(): Promise<void> {
-    while (!this.#closing.signal.aborted) {
-      const reason = this.#wanted;
-      if (reason === null || !this.#reachable) {
-        await new Promise<void>((resolve) => (this.#wake = resolve));
-        continue;
-      }
-      this.#wanted = null;
-      try {
-        await this.#list(reason);
-      } catch (error) {
-        if (this.#closing.signal.aborted) return;
-        logger.warn(
-          { node: this.#options.node.address, reason, error: redactText(String(error)) },
-          "listing failed; retrying",
-        );
-        this.#listing = null;
-        this.#wanted ??= this.#listedOnce ? "reconnect" : "start";
-        await sleep(RELIST_BACKOFF_MS, undefined, { signal: this.#closing.signal }).catch(() => {});
-      }
-    }
-  }
-
-  /** One paced listing: SCAN every pattern, read what it returns, then sweep what it did not see. */
+  /** One listing (lister.ts), then what follows it: watching, a relist, or the next polling pass. */
   async #list(reason: ListingReason): Promise<void> {
-    const budget = this.#options.budget;
-    const signal = this.#closing.signal;
-    await budget.take(3, signal);
-    // Subscribed before the scan begins, so every change from here on arrives as a notification.
-    if ((await this.#checkNotifications()) && !this.#subscribed) {
-      if (!GAP_REASONS.has(reason)) reason = "reconnect";
-      await this.#subscribe();
+    const { startedAtMs, endedAtMs } = await this.#lister.list(reason);
+    const notificationsOn = this.#watcher.notifications === "on";
+    const subscribed = this.#watcher.subscribed;
+    this.#dispatch({ type: "listed", notificationsOn, subscribed, startedAtMs, endedAtMs });
+    if (notificationsOn) {
+      if (!subscribed) this.#relists.request("reconnect"); // the subscriber dropped during the listing
+      return;
     }
-    const [info, keysTotal] = await Promise.all([
-      this.#client.info("server"),
-      this.#client.dbsize(),
-    ]);
-    const runId = /run_id:(\w+)/.exec(info)?.[1] ?? null;
-    if (this.#runId !== null && runId !== this.#runId) {
-      // Restarted or failed over: what it held may be gone. Forget it now, relist from nothing.
-      reason = "restart";
-      this.#markGap();
-      for (const name of [...this.#entries.keys()]) this.#apply(name, null, Date.now());
-    }
-    this.#runId = runId;
-    if (GAP_REASONS.has(reason)) {
-      this.#markGap();
-      this.#options.onGap?.(this.#gapSinceMs ?? Date.now());
-    }
-    this.#generation += 1;
-    const startedAt = Date.now();
-    const progress: ListingProgress = {
-      reason,
-      startedAt,
-      keysVisited: 0,
-      keysTotal,
-      locksFound: 0,
-      fraction: keysTotal > 0 ? 0 : null,
-    };
-    const keysToVisit = keysTotal * this.#options.patterns.length;
-    this.#listing = progress;
-    const count = Math.max(10, Math.min(SCAN_COUNT_MAX, budget.burst));
-    for (const pattern of this.#options.patterns) {
-      let cursor = "0";
-      do {
-        await budget.take(count, signal);
-        const [next, batch] = await this.#client.scanBuffer(
-          cursor,
-          "MATCH",
-          pattern,
-          "COUNT",
-          count,
-        );
-        cursor = next.toString();
-        progress.keysVisited += count;
-        if (keysToVisit > 0) progress.fraction = Math.min(0.99, progress.keysVisited / keysToVisit);
-        const keys = batch.filter((key) => !key.toString("latin1").startsWith(RESERVED_PREFIX));
-        for (let start = 0; start < keys.length; start += READ_CHUNK_KEYS)
-          progress.locksFound += await this.#read(keys.slice(start, start + READ_CHUNK_KEYS), true);
-      } while (cursor !== "0");
-    }
-    // What the listing did not see, and no notification touched since it began, is gone.
-    for (const [name, state] of [...this.#entries]) {
-      if (state.generation < this.#generation) this.#apply(name, null, Date.now());
-    }
-    const endedAt = Date.now();
-    this.#listing = null;
-    this.#listedOnce = true;
-    this.#listedAt = endedAt;
-    this.#listingMs = endedAt - startedAt;
-    if (this.#notifications === "on") {
-      // Subscribed before the listing began: whatever changed since reached the index as notifications.
-      if (this.#subscribed) {
-        this.#closeGap();
-        this.#asOf = endedAt;
-      } else {
-        this.#request("reconnect"); // the subscriber dropped during the listing
-      }
-    } else {
-      this.#closeGap();
-      this.#asOf = startedAt;
-      const waitMs = POLL_MIN_INTERVAL_MS - (endedAt - startedAt);
-      if (waitMs > 0) await sleep(waitMs, undefined, { signal }).catch(() => {});
-      this.#request("poll");
-    }
+    const waitMs = POLL_MIN_INTERVAL_MS - (endedAtMs - startedAtMs);
+    if (waitMs > 0) await this.#clock.sleep(waitMs, this.#closing.signal).catch(() => {});
+    this.#relists.request("poll");
   }
 }

@@ -1,0 +1,60 @@
+/**
+ * Reads lock keys over the node's command connection and settles each in the store (the informer's
+ * delta handler): what the read found, why a key went (the event the change queue kept for it), and
+ * the values that came and went between two reads, counted as brief holds.
+ */
+import type { NodeKeyState } from "../read/key-state";
+import type { Budget } from "./budget";
+import { briefHolds, type KeyEvents } from "./change-queue";
+import type { Clock } from "./clock";
+import type { NodeConnections } from "./connections";
+import type { NodeStore } from "./node-store";
+
+export interface KeyReaderOptions {
+  readonly readKeys: NodeConnections["readKeys"];
+  readonly budget: Budget;
+  readonly clock: Clock;
+  /** Aborts when the watch closes: a read waiting for the budget gives up. */
+  readonly signal: AbortSignal;
+  readonly store: Pick<NodeStore, "get" | "put" | "remove">;
+  /** What the events said of `name` since its last read (the change queue). */
+  readonly takeEvents: (name: string) => KeyEvents;
+  readonly onBrief?: (key: string, holds: number) => void;
+}
+
+export class KeyReader {
+  readonly #options: KeyReaderOptions;
+
+  constructor(options: KeyReaderOptions) {
+    this.#options = options;
+  }
+
+  /** Reads keys notifications named: each costs one from the budget. */
+  async readChanged(keys: readonly Buffer[]): Promise<void> {
+    await this.#options.budget.take(keys.length, this.#options.signal);
+    await this.read(keys);
+  }
+
+  /** Reads keys already paid for (a listing's SCAN paid for what it returned); resolves to the locks found. */
+  async read(keys: readonly Buffer[]): Promise<number> {
+    const readAtMs = this.#options.clock.now();
+    const states = await this.#options.readKeys(keys, readAtMs);
+    let found = 0;
+    keys.forEach((key, index) => {
+      const state = states[index] ?? null;
+      if (state) found += 1;
+      this.settle(key.toString("latin1"), state, readAtMs);
+    });
+    return found;
+  }
+
+  /** Records what the node holds under `name`, as read at `readAtMs` (null: nothing). */
+  settle(name: string, read: NodeKeyState | null, readAtMs: number): void {
+    const { store, takeEvents, onBrief } = this.#options;
+    const { cause, sets } = takeEvents(name);
+    const brief = briefHolds(sets, read, store.get(name)?.value);
+    if (brief > 0) onBrief?.(name, brief);
+    if (read === null) store.remove(name, cause ?? "unknown");
+    else store.put(name, read, readAtMs);
+  }
+}

@@ -1,0 +1,117 @@
+/** The node store (the informer's indexer): states, the expiry wheel, generations, the key cap. */
+import { describe, expect, it } from "vitest";
+import type { NodeKeyState } from "@/lib/server/locks/read/key-state";
+import {
+  NodeStore,
+  type IndexedState,
+  type RemovalCause,
+} from "@/lib/server/locks/watch/node-store";
+
+const T0 = 1_700_000_000_000;
+
+const lock = (value: string, pttlMs: number): NodeKeyState => ({
+  value,
+  pttlMs,
+  format: "string",
+  holdCount: null,
+});
+
+function storeOf(maxKeys = 100) {
+  const changes: Array<[string, string | null, RemovalCause | undefined]> = [];
+  const store = new NodeStore({
+    maxKeys,
+    shared: (name, value) => ({ name, value }),
+    onChange: (key: string, state: IndexedState | null, cause?: RemovalCause) =>
+      changes.push([key, state?.value ?? null, cause]),
+    nowMs: T0,
+  });
+  return { store, changes };
+}
+
+describe("the node store", () => {
+  it("holds what a read found, with its expiry on the console's clock", () => {
+    const { store, changes } = storeOf();
+    store.put("a", lock("v1", 5_000), T0 + 100);
+    expect(store.get("a")?.expiresAtMs).toBe(T0 + 5_100);
+    store.put("b", lock("v2", -1), T0);
+    expect(store.get("b")?.expiresAtMs).toBe(-1);
+    expect(changes).toEqual([
+      ["a", "v1", undefined],
+      ["b", "v2", undefined],
+    ]);
+  });
+
+  it("drops a state when its TTL runs out, as expired, and never one without a TTL", () => {
+    const { store, changes } = storeOf();
+    store.put("a", lock("v1", 1_050), T0);
+    store.put("forever", lock("v2", -1), T0);
+    changes.length = 0;
+    store.sweep(T0 + 1_000);
+    expect(store.get("a")).toBeDefined();
+    store.sweep(T0 + 1_049);
+    expect(store.get("a")).toBeDefined(); // later in the bucket being swept: looked at again
+    store.sweep(T0 + 1_100);
+    expect(store.get("a")).toBeUndefined();
+    store.sweep(T0 + 1_000_000);
+    expect(changes).toEqual([["a", null, "expired"]]);
+    expect(store.get("forever")).toBeDefined();
+  });
+
+  it("keeps an extended state past its first expiry", () => {
+    const { store, changes } = storeOf();
+    store.put("a", lock("v1", 1_000), T0);
+    store.put("a", lock("v1", 1_000), T0 + 900); // extended: now expires at T0 + 1,900
+    store.sweep(T0 + 1_500);
+    expect(store.get("a")).toBeDefined();
+    store.sweep(T0 + 2_000);
+    expect(store.get("a")).toBeUndefined();
+    expect(changes.at(-1)).toEqual(["a", null, "expired"]);
+  });
+
+  it("tells of a removal only for a key it held, with its cause", () => {
+    const { store, changes } = storeOf();
+    store.remove("never-held", "deleted");
+    store.put("a", lock("v1", 5_000), T0);
+    store.remove("a", "evicted");
+    expect(changes).toEqual([
+      ["a", "v1", undefined],
+      ["a", null, "evicted"],
+    ]);
+    expect(store.size).toBe(0);
+  });
+
+  it("leaves new keys out beyond maxKeys, and says so", () => {
+    const { store } = storeOf(2);
+    store.put("a", lock("v1", 5_000), T0);
+    store.put("b", lock("v1", 5_000), T0);
+    expect(store.truncated).toBe(false);
+    store.put("c", lock("v1", 5_000), T0);
+    expect(store.get("c")).toBeUndefined();
+    expect(store.truncated).toBe(true);
+    store.put("a", lock("v2", 5_000), T0); // a key already held is still updated
+    expect(store.get("a")?.value).toBe("v2");
+  });
+
+  it("names the keys no read stamped since a listing began", () => {
+    const { store } = storeOf();
+    store.put("a", lock("v1", 5_000), T0);
+    store.put("b", lock("v1", 5_000), T0);
+    store.beginGeneration();
+    store.put("b", lock("v1", 5_000), T0);
+    expect(store.unseen()).toEqual(["a"]);
+  });
+
+  it("stores the instances `shared` returns, so nodes holding one lock share its strings", () => {
+    const name = "lock:shared";
+    const value = "owner-value";
+    const store = new NodeStore({
+      maxKeys: 10,
+      shared: () => ({ name, value }),
+      onChange: () => {},
+      nowMs: T0,
+    });
+    store.put("lock:copy", lock("copy-value", 5_000), T0);
+    expect([...store.keys()][0]).toBe(name);
+    expect(store.get(name)?.value).toBe(value);
+  });
+});
