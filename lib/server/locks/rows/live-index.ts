@@ -12,7 +12,8 @@ import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/a
 import type { ConsoleNode } from "../../node-registry";
 import type { NodeKeyState } from "../read/key-state";
 import { foldResource, type FlagThresholds } from "./fold";
-import { rowState, waitersOf } from "./quorum";
+import { ownershipFigures, type OwnershipFigures } from "./ownership-figures";
+import { rowState } from "./quorum";
 import { ownerOfValue } from "../read/ownership";
 import { describeLatin1Key } from "../read/key-name";
 import { createBudget } from "../watch/budget";
@@ -31,15 +32,6 @@ export interface LiveIndexOptions {
   readonly quorumSize: number;
   readonly longHeldMs: number;
   readonly longWaitMs: number;
-}
-
-export interface OwnershipFigures {
-  oldestAgeS: number;
-  longHeld: number;
-  noTtl: number;
-  waiters: number;
-  oldestWaitS: number;
-  longWaits: number;
 }
 
 /** Per node, in node order: its state, null (absent) or undefined (unreachable). */
@@ -201,43 +193,10 @@ export class LiveIndex {
     }
   }
 
-  /**
-   * Ownership figures for the metrics, ages in seconds at `nowMs`: from the node states directly,
-   * without folding rows (O(rows × nodes) map reads, once per scrape).
-   */
+  /** Ownership figures for the metrics, ages in seconds at `nowMs` (ownership-figures.ts). */
   figures(nowMs: number): OwnershipFigures {
-    const figures = {
-      oldestAgeS: 0,
-      longHeld: 0,
-      noTtl: 0,
-      waiters: 0,
-      oldestWaitS: 0,
-      longWaits: 0,
-    };
-    const secondsSince = (epochMs: number) => Math.max(0, (nowMs - epochMs) / 1000);
-    const { longHeldMs, longWaitMs, quorumSize } = this.#options;
-    for (const key of this.#rows.keys()) {
-      const reads = this.#reads(key);
-      let heldSince: number | null = null;
-      let withoutTtl = 0;
-      for (const read of reads) {
-        if (!read) continue;
-        if (read.acquiredAtMs !== null && heldSince === null) heldSince = read.acquiredAtMs;
-        if (read.expiresAtMs < 0) withoutTtl += 1;
-      }
-      const { count: waiting, oldestSince } = waitersOf(reads);
-      if (heldSince !== null) {
-        figures.oldestAgeS = Math.max(figures.oldestAgeS, secondsSince(heldSince));
-        if (nowMs - heldSince > longHeldMs) figures.longHeld += 1;
-      }
-      if (withoutTtl >= quorumSize) figures.noTtl += 1;
-      figures.waiters += waiting;
-      if (oldestSince !== null) {
-        figures.oldestWaitS = Math.max(figures.oldestWaitS, secondsSince(oldestSince));
-        if (nowMs - oldestSince > longWaitMs) figures.longWaits += 1;
-      }
-    }
-    return figures;
+    const readsOf = (key: string) => this.#reads(key);
+    return ownershipFigures(this.#rows.keys(), readsOf, this.#options, nowMs);
   }
 
   /** True when the index covers the key: every reachable node is listed and follows changes. */
