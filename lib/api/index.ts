@@ -2,6 +2,7 @@
 export * from "./error-codes";
 export * from "./common";
 export * from "./nodes";
+export * from "./holder-session";
 export * from "./locks";
 export * from "./actions";
 export * from "./latency";
