@@ -1,6 +1,7 @@
 /** `GET /api/locks` (snapshot) and `GET /api/locks/{resource}`. */
 import { z } from "zod";
 import { epochMsSchema, nodeIdSchema } from "./common";
+import { holderSessionSchema } from "./holder-session";
 import { indexModeSchema } from "./nodes";
 
 export const lockStateSchema = z.enum([
@@ -269,5 +270,11 @@ export const lockResponseSchema = z.object({
    */
   fencingToken: fencingTokenSchema,
   unreachableNodes: z.array(nodeIdSchema),
+  /**
+   * The session of the holder of `lock.value` (of a tombstone: of the holder it replaced), its
+   * liveness read from the nodes; null when the resource is free. A holder whose value carries no
+   * session id is `{ id: null, state: "unknown", lastSeenAt: null, labels: {} }`.
+   */
+  holderSession: holderSessionSchema.nullable(),
 });
 export type LockResponse = z.infer<typeof lockResponseSchema>;

@@ -133,6 +133,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     index,
     patterns: config.lockMatch,
     maxAgeMs: config.snapshotMaxAgeMs,
+    deadlineMs: nodeDeadlineMs,
   });
   const nodeReport = singleFlight(async () => {
     const report = await readNodes(nodes, redlock, config, nodeDeadlineMs, index);

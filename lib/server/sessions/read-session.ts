@@ -11,6 +11,8 @@ import "server-only";
  */
 import type { Cluster, Redis } from "ioredis";
 import { clusterSlot } from "@redlock-console/redlock";
+import type { HolderSession } from "@/lib/api";
+import { ownerOfValue, sessionOfValue } from "../locks/read/ownership";
 import { withDeadline, type ConsoleNode } from "../node-registry";
 import { readUptimeS } from "./node-uptime";
 import { deriveLiveness, type Liveness, type SessionReading } from "./liveness";
@@ -137,4 +139,23 @@ export async function readLiveness(
   if (sessionId === null) return deriveLiveness(null, [], Date.now());
   const [readings] = await readSessions(nodes, [sessionId], deadlineMs);
   return deriveLiveness(sessionId, readings!, Date.now());
+}
+
+/**
+ * The session of whoever holds `value` (null: the resource is free), as the lock read and the
+ * force-release dialog show it. Labels come from the heartbeat, else from the value's owner part.
+ */
+export async function readHolderSession(
+  nodes: readonly ConsoleNode[],
+  value: string | null,
+  deadlineMs: number,
+): Promise<HolderSession | null> {
+  if (value === null) return null;
+  const id = sessionOfValue(value);
+  const liveness = await readLiveness(nodes, id, deadlineMs);
+  const labels =
+    id !== null && Object.keys(liveness.labels).length === 0
+      ? (ownerOfValue(value)?.labels ?? {})
+      : liveness.labels;
+  return { id, ...liveness, labels };
 }
