@@ -11,6 +11,11 @@ export const lockStateSchema = z.enum([
   "partial",
   /** Different values on different nodes. */
   "conflict",
+  /**
+   * "Being released": a force-release replaced the holder's value with a tombstone, which holds the
+   * resource until the holder acknowledges or the replaced value's validity ends. Never free.
+   */
+  "releasing",
 ]);
 export type LockState = z.infer<typeof lockStateSchema>;
 
@@ -20,6 +25,8 @@ export const lockFormatSchema = z.enum([
   "string",
   /** Redisson: a hash whose field `<uuid>:<threadId>` holds the re-entry count. */
   "redisson-hash",
+  /** A force-release's tombstone, `rlx:<token of the replaced value>:<json>` (docs/holder-sessions.md). */
+  "tombstone",
 ]);
 export type LockFormat = z.infer<typeof lockFormatSchema>;
 
@@ -177,6 +184,7 @@ export const lockCountsSchema = z.object({
   held: z.number().int(),
   partial: z.number().int(),
   conflict: z.number().int(),
+  releasing: z.number().int(),
 });
 export type LockCounts = z.infer<typeof lockCountsSchema>;
 

@@ -49,7 +49,7 @@ const PINNED_SHAS: Record<keyof typeof SCRIPTS, string> = {
   READ_KEYS_SCRIPT: "c43482986307b36ffa273f79baa973d868e5fd04",
   READ_KEYS_ON_SHARD_SCRIPT: "002bc737a5629b53496b2ddd3d3a4744b6e211b8",
   READ_ONE_SCRIPT: "d043cfa08ada7b688958b7265a468349d5e0db09",
-  FORCE_RELEASE_SCRIPT: "f8775512a29c15e9c46283faf1ef2ae44918ee75",
+  FORCE_RELEASE_SCRIPT: "96b99ccb89346a980c6bb34009a23982d5ded7c5",
 };
 
 /** Names of the scripts defined at the top level of a source file under lib/ or app/. */

@@ -5,12 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { clusterSlot } from "@redlock-console/redlock";
+import * as forceRelease from "@/app/api/locks/force-release/route";
+import type { ForceReleaseResponse } from "@/lib/api";
 import { readLiveness } from "@/lib/server/sessions/read-session";
 import { Redis } from "ioredis";
 import { ownerOfSlot, startCluster, type Cluster } from "../cluster";
 import { sharedUrls } from "../masters";
 import { FakeHolderSession } from "./fixtures/holder-session";
-import { startTestConsole, type TestConsole } from "./helpers";
+import { call, startTestConsole, type TestConsole } from "./helpers";
 
 vi.mock("@/lib/server/sessions/node-uptime", () => ({ readUptimeS: async () => 3_600 }));
 
@@ -35,6 +37,34 @@ describe("gone, on single masters up longer than the session window", () => {
     await session.heartbeat(10_000);
     session.close();
     await expect.poll(async () => (await liveness(session.id)).state).toBe("gone");
+  });
+
+  it("force-release deletes a gone holder's lock at once (compare-and-delete, no tombstone)", async () => {
+    const session = track(await FakeHolderSession.open(sharedUrls().map((url) => ({ url }))));
+    await session.heartbeat(10_000);
+    const value = session.value();
+    const resource = `${tc.prefix}gone-holder`;
+    const clients = sharedUrls().map((url) => new Redis(url));
+    try {
+      await Promise.all(clients.map((client) => client.set(resource, value, "PX", 60_000)));
+      session.close();
+      await expect.poll(async () => (await liveness(session.id)).state).toBe("gone");
+      const response = await call<ForceReleaseResponse>(
+        forceRelease.POST,
+        "/api/locks/force-release",
+        { body: { resource, expectedValue: value, reason: "worker crashed" } },
+      );
+      expect(response.body).toMatchObject({
+        mode: "deleted",
+        holderState: "gone",
+        deletedCount: 5,
+      });
+      expect(await Promise.all(clients.map((client) => client.get(resource)))).toEqual(
+        Array(5).fill(null),
+      );
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
   });
 
   it("needs the proof on a majority: closed on two of five is unresponsive", async () => {

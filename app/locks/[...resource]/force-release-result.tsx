@@ -5,6 +5,7 @@ import type { AuditEntry } from "@/lib/api/audit";
 
 const OUTCOME_TEXT: Record<ForceReleaseNodeResult["outcome"], string> = {
   deleted: "deleted",
+  tombstoned: "tombstoned: held until its holder acknowledges",
   absent: "no key",
   mismatch: "left alone: another value",
   kept: "left alone: another node holds a different value",

@@ -42,21 +42,23 @@ export interface OwnershipFigures {
 /** Per node, in node order: its state, null (absent) or undefined (unreachable). */
 export type Reads = ReadonlyArray<IndexedState | null | undefined>;
 
-const STATES: readonly LockState[] = ["held", "partial", "conflict"];
+const STATES: readonly LockState[] = ["held", "partial", "conflict", "releasing"];
 /** How often expired states are dropped when no page asks. */
 const SWEEP_INTERVAL_MS = 100;
 
-/** held | partial | conflict from what the reachable nodes hold; null when none holds anything. */
+/** held | partial | conflict | releasing from what the reachable nodes hold; null when none holds anything. */
 function stateOf(reads: Reads, quorumSize: number): LockState | null {
-  let first: string | undefined;
+  let first: IndexedState | undefined;
   let holders = 0;
   for (const read of reads) {
     if (!read) continue;
-    if (first === undefined) first = read.value;
-    else if (read.value !== first) return "conflict";
+    if (first === undefined) first = read;
+    else if (read.value !== first.value) return "conflict";
     holders += 1;
   }
   if (first === undefined) return null;
+  // A force-release's tombstone (fold.ts's withTombstone): being released, never free.
+  if (first.format === "tombstone") return "releasing";
   return holders >= quorumSize ? "held" : "partial";
 }
 
@@ -151,6 +153,7 @@ export class LiveIndex {
       held: this.#byState.held.size,
       partial: this.#byState.partial.size,
       conflict: this.#byState.conflict.size,
+      releasing: this.#byState.releasing.size,
     };
   }
 
