@@ -176,3 +176,64 @@ export const forceReleaseResponseSchema = z.object({
   auditId: z.string(),
 });
 export type ForceReleaseResponse = z.infer<typeof forceReleaseResponseSchema>;
+
+/** Revoke deadlines: how long the holder is given to let go, in ms. */
+export const DEFAULT_REVOKE_DEADLINE_MS = 30_000;
+export const MIN_REVOKE_DEADLINE_MS = 1_000;
+export const MAX_REVOKE_DEADLINE_MS = 600_000;
+
+/**
+ * Revoke: ask the holder of `expectedValue` to release the lock by `deadlineMs` from now
+ * (docs/holder-sessions.md). A revoke marker is written beside the lock on each node still holding
+ * `expectedValue`, and the holder's session is notified; its library aborts its routine, keeps
+ * extending until the routine settles or the deadline passes, then releases and records it.
+ * 409 no_session for a holder without a session id (it can only be forced); 409 value_changed
+ * when a node holds another value.
+ */
+export const revokeRequestSchema = z
+  .strictObject({
+    ...resourceFields,
+    expectedValue: lockValueSchema,
+    reason: reasonSchema,
+    deadlineMs: z
+      .number()
+      .int("must be a whole number of milliseconds")
+      .min(MIN_REVOKE_DEADLINE_MS, `must be at least ${MIN_REVOKE_DEADLINE_MS} ms`)
+      .max(MAX_REVOKE_DEADLINE_MS, `must be at most ${MAX_REVOKE_DEADLINE_MS} ms`)
+      .optional(),
+  })
+  .refine(oneResource.check, oneResource.params);
+export type RevokeRequest = z.infer<typeof revokeRequestSchema>;
+
+export const revokeNodeResultSchema = z.object({
+  nodeId: nodeIdSchema,
+  outcome: z.enum([
+    /** The marker was written: the node holds expectedValue. */
+    "marked",
+    /** The key was not there. */
+    "absent",
+    /** The node holds another value (or a key that is no string lock): nothing written. */
+    "mismatch",
+    /** The node holds expectedValue but nothing was written, because another node holds a different value. */
+    "kept",
+    "unreachable",
+  ]),
+  /** The value found on the node; null when absent or unreachable. */
+  value: z.string().nullable(),
+  latencyMs: z.number(),
+});
+export type RevokeNodeResult = z.infer<typeof revokeNodeResultSchema>;
+
+/** 202 of revoke (the holder lets go later: the audit trail says when); also the `details` of its 409. */
+export const revokeResponseSchema = z.object({
+  serverTime: epochMsSchema,
+  resource: z.string(),
+  /** Id of the audit entry; the marker and the notice carry it. */
+  auditId: z.string(),
+  /** When the holder must have let go (console clock, epoch ms); past it, force-release. */
+  deadlineAt: epochMsSchema,
+  /** The holder session asked. */
+  sessionId: z.string(),
+  nodes: z.array(revokeNodeResultSchema),
+});
+export type RevokeResponse = z.infer<typeof revokeResponseSchema>;
