@@ -8,5 +8,6 @@ export * from "./actions";
 export * from "./latency";
 export * from "./audit";
 export * from "./session";
+export * from "./holder-sessions";
 export * from "./resource-key";
 export * from "./timeline";

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { clusterSlot } from "@redlock-console/redlock";
 import * as forceRelease from "@/app/api/locks/force-release/route";
-import type { ForceReleaseResponse } from "@/lib/api";
+import * as releaseSession from "@/app/api/sessions/[id]/release/route";
+import type { ForceReleaseResponse, HolderSessionReleaseResponse } from "@/lib/api";
 import { readLiveness } from "@/lib/server/sessions/read-session";
 import { Redis } from "ioredis";
 import { ownerOfSlot, startCluster, type Cluster } from "../cluster";
@@ -59,6 +60,34 @@ describe("gone, on single masters up longer than the session window", () => {
         holderState: "gone",
         deletedCount: 5,
       });
+      expect(await Promise.all(clients.map((client) => client.get(resource)))).toEqual(
+        Array(5).fill(null),
+      );
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  });
+
+  it("releasing a gone session's locks deletes them at once", async () => {
+    const session = track(await FakeHolderSession.open(sharedUrls().map((url) => ({ url }))));
+    await session.heartbeat(10_000);
+    const resource = `${tc.prefix}gone-session-lock`;
+    const clients = sharedUrls().map((url) => new Redis(url));
+    try {
+      const value = session.value();
+      await Promise.all(clients.map((client) => client.set(resource, value, "PX", 60_000)));
+      session.close();
+      await tc.sync();
+      await expect.poll(async () => (await liveness(session.id)).state).toBe("gone");
+      const response = await call<HolderSessionReleaseResponse>(
+        releaseSession.POST,
+        `/api/sessions/${session.id}/release`,
+        { body: { reason: "worker crashed" } },
+      );
+      expect(response.body).toMatchObject({ holderState: "gone" });
+      expect(response.body.locks).toMatchObject([
+        { resource, mode: "deleted", outcome: "released", deletedCount: 5 },
+      ]);
       expect(await Promise.all(clients.map((client) => client.get(resource)))).toEqual(
         Array(5).fill(null),
       );

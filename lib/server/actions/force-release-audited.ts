@@ -16,7 +16,9 @@ import { followUpPendingNodes } from "./force-release-follow-up";
 import { releaseHolder, type HolderRelease } from "./holder-release";
 
 /** "tombstoned on 5 node(s)", "deleted on 3 node(s)", or both. */
-export function describeWrites(outcome: HolderRelease["outcome"]): string {
+export function describeWrites(
+  outcome: Pick<HolderRelease["outcome"], "deletedCount" | "tombstonedCount">,
+): string {
   const parts = [
     ...(outcome.tombstonedCount > 0 || outcome.deletedCount === 0
       ? [`tombstoned on ${outcome.tombstonedCount} node(s)`]

@@ -157,6 +157,17 @@ export function parseWaitersReply(count: unknown, oldest: unknown): WaitersSumma
   };
 }
 
+/** The holder session a waiters member names (its `"session"` field); null when none. */
+export function sessionOfWaiterMember(member: string): string | null {
+  if (!member.includes('"session"')) return null;
+  try {
+    const { session } = JSON.parse(member) as { session?: unknown };
+    return typeof session === "string" && SESSION_ID.test(session) ? session : null;
+  } catch {
+    return null;
+  }
+}
+
 /** One waiters member (`{"id","labels","since"}`) with its score; null when garbled. */
 export function parseWaiterMember(
   member: string,
