@@ -169,6 +169,30 @@ describe("force-release by the holder's liveness", () => {
     }
   });
 
+  it("lifts a tombstone when the operator force-releases it in turn (deleted, audited as such)", async () => {
+    const session = await openSession();
+    await session.heartbeat(200);
+    const value = session.value();
+    await setEverywhere(key("lifted"), value);
+    const first = await forceReleaseOf({
+      resource: key("lifted"),
+      expectedValue: value,
+      reason: "first press",
+    });
+    const tombstone = (await valuesOf(key("lifted")))[0]!;
+    const second = await forceReleaseOf({
+      resource: key("lifted"),
+      expectedValue: tombstone,
+      reason: "cannot wait for the holder",
+    });
+    expect(second.body).toMatchObject({ mode: "deleted", holderState: "alive", deletedCount: 5 });
+    expect(await valuesOf(key("lifted"))).toEqual(Array(5).fill(null));
+    const entry = (await tc.ctx.audit.read(50)).entries.find(
+      (found) => found.id === second.body.auditId,
+    );
+    expect(entry!.detail).toContain(`lifts the tombstone of ${first.body.auditId}`);
+  });
+
   it("tombstones an unresponsive holder's lock too", async () => {
     const session = await openSession();
     await session.heartbeat(10_000);

@@ -154,6 +154,19 @@ describe("POST /api/locks/revoke: who may, and what it refuses", () => {
     );
   });
 
+  it("answers 409 value_changed for a lock already being force-released (a tombstone)", async () => {
+    const tombstone = `rlx:${"d".repeat(40)}:{"auditId":"x","by":"token","reason":"r","at":1,"session":"${"e".repeat(32)}"}`;
+    await setEverywhere(key("tombstoned"), tombstone);
+    const response = await revokeOf({
+      resource: key("tombstoned"),
+      expectedValue: tombstone,
+      reason: "ask",
+    });
+    expect(response.status).toBe(409);
+    expect(response.body.error.code).toBe("value_changed");
+    expect(response.body.error.message).toContain("already being force-released");
+  });
+
   it("answers 409 value_changed when the lock is gone", async () => {
     const { value } = await sessionValue();
     const response = await revokeOf({ resource: key("gone"), expectedValue: value, reason: "ask" });

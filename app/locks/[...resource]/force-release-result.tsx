@@ -63,8 +63,10 @@ export function ForceReleaseResult({
   return (
     <div className="stack">
       <p role="status" className="notice notice-ok">
-        Force-released <code>{result.resource}</code>: deleted on {result.deletedCount} of{" "}
-        {result.nodes.length} nodes.
+        Force-released <code>{result.resource}</code>:{" "}
+        {result.mode === "tombstoned"
+          ? `tombstoned on ${result.tombstonedCount} of ${result.nodes.length} nodes: nobody gets it before its holder has stopped or its validity has ended.`
+          : `deleted on ${result.deletedCount} of ${result.nodes.length} nodes.`}
       </p>
       <ForceReleaseOutcomes nodes={result.nodes} label="Force-release result" />
       <div aria-label="Audit entry">

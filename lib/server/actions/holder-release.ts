@@ -12,7 +12,7 @@ import type { ForceReleaseMode, HolderSessionState, NoSessionChoice } from "@/li
 import type { ConsoleContext } from "../console";
 import { ApiError } from "../errors";
 import { ownerOfValue, sessionOfValue } from "../locks/read/ownership";
-import { encodeTombstone } from "../locks/read/tombstone";
+import { decodeTombstone, encodeTombstone, isTombstone } from "../locks/read/tombstone";
 import type { Liveness } from "../sessions/liveness";
 import { publishNotice } from "../sessions/notice";
 import { readLiveness } from "../sessions/read-session";
@@ -56,6 +56,8 @@ export async function releaseHolder(
   const sessionId = expectedValue === undefined ? null : sessionOfValue(expectedValue);
   let holderState: HolderSessionState | null = null;
   let why = "force: any value";
+  const livenessOf = async (id: string) =>
+    known?.get(id) ?? (await readLiveness(ctx.registry.nodes, id, ctx.nodeDeadlineMs));
   const tombstone = (value: string): Disposal => ({
     mode: "tombstone",
     tombstone: encodeTombstone(value, {
@@ -69,14 +71,18 @@ export async function releaseHolder(
   });
   const decideFor = async (value: string, redisson: boolean): Promise<Disposal> => {
     holderState = "unknown";
+    if (isTombstone(value)) {
+      // Forcing a tombstone lifts the reservation: the operator accepts that the holder may not have stopped.
+      if (sessionId !== null) holderState = (await livenessOf(sessionId)).state;
+      why = `lifts the tombstone of ${decodeTombstone(value)?.auditId ?? "an earlier force-release"} (holder ${holderState})`;
+      return { mode: "delete" };
+    }
     if (redisson) {
       why = "Redisson hash lock: deleted, never tombstoned";
       return { mode: "delete" };
     }
     if (sessionId !== null) {
-      const liveness =
-        known?.get(sessionId) ??
-        (await readLiveness(ctx.registry.nodes, sessionId, ctx.nodeDeadlineMs));
+      const liveness = await livenessOf(sessionId);
       holderState = liveness.state;
       why = `holder ${liveness.state}`;
       return liveness.state === "gone" ? { mode: "delete" } : tombstone(value);
@@ -102,7 +108,9 @@ export async function releaseHolder(
       },
     },
   );
-  if (outcome.deletedCount + outcome.tombstonedCount > 0) {
+  // The holder of a lifted tombstone was told when it was laid.
+  const lifted = expectedValue !== undefined && isTombstone(expectedValue);
+  if (outcome.deletedCount + outcome.tombstonedCount > 0 && !lifted) {
     await notifyHolders(ctx, key, auditId, outcome, sessionId);
   }
   return {

@@ -47,7 +47,14 @@ export async function revokeAudited(
     ctx.metrics.recordAction("revoke", error.code);
     throw error;
   };
-  const sessionId = isTombstone(body.expectedValue) ? null : sessionOfValue(body.expectedValue);
+  if (isTombstone(body.expectedValue))
+    return refuse(
+      new ApiError(
+        "value_changed",
+        "The lock is already being force-released (its value is a tombstone): there is nothing left to ask.",
+      ),
+    );
+  const sessionId = sessionOfValue(body.expectedValue);
   if (sessionId === null) return refuse(new ApiError("no_session", NO_SESSION));
 
   const at = Date.now();
