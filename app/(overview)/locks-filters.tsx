@@ -86,6 +86,7 @@ export function LocksFilters(props: LocksFiltersProps) {
           <option value="held">held{countOf("held")}</option>
           <option value="partial">partial{countOf("partial")}</option>
           <option value="conflict">conflict{countOf("conflict")}</option>
+          <option value="releasing">being released{countOf("releasing")}</option>
         </select>
       </label>
       <label className={styles.owner}>

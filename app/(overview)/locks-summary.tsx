@@ -15,7 +15,8 @@ export function LocksSummary({
     <>
       <p className="muted" aria-live="polite">
         {shown === locks.total ? `${shown} locks` : `${shown} of ${locks.total} locks`} ·{" "}
-        {counts.held} held · {counts.partial} partial · {counts.conflict} conflict · scanned in{" "}
+        {counts.held} held · {counts.partial} partial · {counts.conflict} conflict ·{" "}
+        {counts.releasing > 0 && `${counts.releasing} being released · `}scanned in{" "}
         {Math.round(locks.scanMs)} ms
       </p>
       {locks.unreachableNodes.length > 0 && (

@@ -15,8 +15,8 @@ export type SortDirection = "asc" | "desc";
 export type SortableLockRow = Pick<LiveLockRow, "resource" | "state" | "quorum" | "validUntilMs"> &
   Partial<Pick<LiveLockRow, "heldSince">> & { waiters?: Pick<LiveLockRow["waiters"], "count"> };
 
-// Trouble first when sorting by state ascending: conflict, then partial, then held.
-const STATE_RANK: Record<LockState, number> = { conflict: 0, partial: 1, held: 2 };
+// Trouble first when sorting by state ascending: conflict, partial, being released, then held.
+const STATE_RANK: Record<LockState, number> = { conflict: 0, partial: 1, releasing: 2, held: 3 };
 
 /** Never-expiring rows are already last (Infinity); no majority means already invalid: first. */
 function validityRank(row: SortableLockRow): number {

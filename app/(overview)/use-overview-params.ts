@@ -6,7 +6,7 @@ import type { LockState } from "@/lib/api/locks";
 import type { LocksFilter } from "../_queries/locks";
 import { LOCK_SORT_KEYS, type LockSortKey, type SortDirection } from "./sort-locks";
 
-const STATES: readonly string[] = ["held", "partial", "conflict"];
+const STATES: readonly string[] = ["held", "partial", "conflict", "releasing"];
 
 export interface OverviewParams {
   filter: LocksFilter;

@@ -3,6 +3,7 @@ import type { LockFormat, LockOwner } from "@/lib/api/locks";
 const FORMAT_NAMES: Record<LockFormat, string> = {
   string: "node-redlock/redsync string",
   "redisson-hash": "Redisson hash",
+  tombstone: "force-release tombstone",
 };
 
 /** The labels an operator recognises first, in this order; the rest stay in the tooltip. */

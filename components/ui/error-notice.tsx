@@ -17,6 +17,8 @@ const EXPLANATIONS: Record<ClientErrorCode, string> = {
     "This lock is no longer held on a majority of nodes with this value: it expired, was released, or was force-released. Acquire it again.",
   value_changed:
     "The lock changed since you looked at it: a node now holds another value. Nothing was deleted.",
+  no_session:
+    "This holder has no session (another library, or session: false): nobody can ask it to let go. It can only be force-released.",
   quorum_unavailable:
     "Fewer than a majority of nodes answered, so the outcome cannot be known. Check the node strip for down nodes.",
   rate_limited: "Too many login attempts from this browser. Wait a moment before trying again.",

@@ -10,6 +10,7 @@ import {
   resourceNameSchema,
   ttlMsSchema,
 } from "./common";
+import { holderSessionStateSchema } from "./holder-session";
 
 export const acquireRequestSchema = z.strictObject({
   resources: resourceListSchema,
@@ -69,30 +70,55 @@ export type ReleaseResponse = z.infer<typeof releaseResponseSchema>;
 export const MIN_REASON_LENGTH = 3;
 export const MAX_REASON_LENGTH = 500;
 
+/** Longest `reason` of an admin action, and the shortest: "cleanup" is fine, "x" is not. */
+const reasonSchema = z
+  .string()
+  .trim()
+  .min(MIN_REASON_LENGTH, `must be at least ${MIN_REASON_LENGTH} characters`)
+  .max(MAX_REASON_LENGTH, `must be at most ${MAX_REASON_LENGTH} characters`);
+
+/** A lock key in a body: `resource` (UTF-8 text) or `resourceBase64` (its exact bytes), one of them. */
+const resourceFields = {
+  resource: resourceNameSchema.optional(),
+  resourceBase64: z.base64().min(1).max(MAX_RESOURCE_BASE64_LENGTH).optional(),
+};
+const oneResource = {
+  check: (body: { resource?: string; resourceBase64?: string }) =>
+    (body.resource === undefined) !== (body.resourceBase64 === undefined),
+  params: { message: "give exactly one of resource and resourceBase64", path: ["resource"] },
+};
+
+/**
+ * For a holder whose value carries no session id (another library, `session: false`): nobody can
+ * tell whether it still runs, so the operator chooses. "release-now" deletes the lock, accepting
+ * that the holder may still act as one; "hold-until-ttl" leaves a tombstone that keeps everyone out
+ * until the replaced value's validity ends (nobody will acknowledge it). Audited.
+ */
+export const noSessionChoiceSchema = z.enum(["release-now", "hold-until-ttl"]);
+export type NoSessionChoice = z.infer<typeof noSessionChoiceSchema>;
+
 /**
  * Force-release. Exactly one of:
- * - `expectedValue`: compare-and-delete — deleted only on nodes still holding the value the operator
- *   saw; nothing is deleted (409 value_changed) if any node holds another value when checked, and a
- *   node whose value changes between that check and the delete is left alone (409 too);
+ * - `expectedValue`: compared against what each node holds — nothing is changed (409 value_changed)
+ *   if any node holds another value when checked, and a node whose value changes between that check
+ *   and the write is left alone (409 too). Then, by the holder's session, read fresh from the nodes
+ *   (docs/holder-sessions.md): alive or unresponsive → the value is replaced by a tombstone on each
+ *   node (compare-and-set), so nobody acquires before the holder acknowledges or its validity ends;
+ *   gone → deleted (compare-and-delete). A holder without a session needs `noSession` (400 without
+ *   it). Redisson hash locks are deleted, never tombstoned;
  * - `force: true` without `expectedValue`: deletes whatever value each node holds.
  * The resource is named by `resource`, or by `resourceBase64` for a key that is not valid UTF-8.
+ * The holder's session (if any) is notified on every node.
  */
 export const forceReleaseRequestSchema = z
   .strictObject({
-    resource: resourceNameSchema.optional(),
-    resourceBase64: z.base64().min(1).max(MAX_RESOURCE_BASE64_LENGTH).optional(),
+    ...resourceFields,
     expectedValue: lockValueSchema.optional(),
     force: z.boolean().optional(),
-    reason: z
-      .string()
-      .trim()
-      .min(MIN_REASON_LENGTH, `must be at least ${MIN_REASON_LENGTH} characters`)
-      .max(MAX_REASON_LENGTH, `must be at most ${MAX_REASON_LENGTH} characters`),
+    noSession: noSessionChoiceSchema.optional(),
+    reason: reasonSchema,
   })
-  .refine((body) => (body.resource === undefined) !== (body.resourceBase64 === undefined), {
-    message: "give exactly one of resource and resourceBase64",
-    path: ["resource"],
-  })
+  .refine(oneResource.check, oneResource.params)
   .refine((body) => body.expectedValue !== undefined || body.force === true, {
     message: "give expectedValue (compare-and-delete), or force: true to delete any value",
     path: ["expectedValue"],
@@ -105,6 +131,8 @@ export type ForceReleaseRequest = z.infer<typeof forceReleaseRequestSchema>;
 
 export const forceReleaseNodeOutcomeSchema = z.enum([
   "deleted",
+  /** The value was replaced by the tombstone (docs/holder-sessions.md). */
+  "tombstoned",
   /** The key was not there. */
   "absent",
   /** The node holds another value than expectedValue (or a key that is no lock): left alone. */
@@ -118,19 +146,94 @@ export type ForceReleaseNodeOutcome = z.infer<typeof forceReleaseNodeOutcomeSche
 export const forceReleaseNodeResultSchema = z.object({
   nodeId: nodeIdSchema,
   outcome: forceReleaseNodeOutcomeSchema,
-  /** The value found on the node (deleted or kept); null when absent or unreachable. */
+  /** The value found on the node (deleted, replaced or kept); null when absent or unreachable. */
   value: z.string().nullable(),
   latencyMs: z.number(),
 });
 export type ForceReleaseNodeResult = z.infer<typeof forceReleaseNodeResultSchema>;
 
+/**
+ * How the lock was released: "tombstoned" (reserved for its holder's acknowledgement, at most until
+ * the replaced value's validity ends) or "deleted" (free at once).
+ */
+export const forceReleaseModeSchema = z.enum(["tombstoned", "deleted"]);
+export type ForceReleaseMode = z.infer<typeof forceReleaseModeSchema>;
+
 /** 200 of force-release; also the `details` of its 409. */
 export const forceReleaseResponseSchema = z.object({
   serverTime: epochMsSchema,
   resource: z.string(),
+  mode: forceReleaseModeSchema,
+  /**
+   * The holder's liveness as read before acting (never from the index); "unknown" for a holder
+   * without a session (or a Redisson lock); null with `force: true`, which reads none.
+   */
+  holderState: holderSessionStateSchema.nullable(),
   deletedCount: z.number().int(),
+  tombstonedCount: z.number().int(),
   nodes: z.array(forceReleaseNodeResultSchema),
-  /** Id of the audit entry recording the action. */
+  /** Id of the audit entry recording the action (also in the tombstone and the notice). */
   auditId: z.string(),
 });
 export type ForceReleaseResponse = z.infer<typeof forceReleaseResponseSchema>;
+
+/** Revoke deadlines: how long the holder is given to let go, in ms. */
+export const DEFAULT_REVOKE_DEADLINE_MS = 30_000;
+export const MIN_REVOKE_DEADLINE_MS = 1_000;
+export const MAX_REVOKE_DEADLINE_MS = 600_000;
+
+/**
+ * Revoke: ask the holder of `expectedValue` to release the lock by `deadlineMs` from now
+ * (docs/holder-sessions.md). A revoke marker is written beside the lock on each node still holding
+ * `expectedValue`, and the holder's session is notified; its library aborts its routine, keeps
+ * extending until the routine settles or the deadline passes, then releases and records it.
+ * 409 no_session for a holder without a session id (it can only be forced); 409 value_changed
+ * when a node holds another value.
+ */
+export const revokeRequestSchema = z
+  .strictObject({
+    ...resourceFields,
+    expectedValue: lockValueSchema,
+    reason: reasonSchema,
+    deadlineMs: z
+      .number()
+      .int("must be a whole number of milliseconds")
+      .min(MIN_REVOKE_DEADLINE_MS, `must be at least ${MIN_REVOKE_DEADLINE_MS} ms`)
+      .max(MAX_REVOKE_DEADLINE_MS, `must be at most ${MAX_REVOKE_DEADLINE_MS} ms`)
+      .optional(),
+  })
+  .refine(oneResource.check, oneResource.params);
+export type RevokeRequest = z.infer<typeof revokeRequestSchema>;
+
+export const revokeNodeResultSchema = z.object({
+  nodeId: nodeIdSchema,
+  outcome: z.enum([
+    /** The marker was written: the node holds expectedValue. */
+    "marked",
+    /** The key was not there. */
+    "absent",
+    /** The node holds another value (or a key that is no string lock): nothing written. */
+    "mismatch",
+    /** The node holds expectedValue but nothing was written, because another node holds a different value. */
+    "kept",
+    "unreachable",
+  ]),
+  /** The value found on the node; null when absent or unreachable. */
+  value: z.string().nullable(),
+  latencyMs: z.number(),
+});
+export type RevokeNodeResult = z.infer<typeof revokeNodeResultSchema>;
+
+/** 202 of revoke (the holder lets go later: the audit trail says when); also the `details` of its 409. */
+export const revokeResponseSchema = z.object({
+  serverTime: epochMsSchema,
+  resource: z.string(),
+  /** Id of the audit entry; the marker and the notice carry it. */
+  auditId: z.string(),
+  /** When the holder must have let go (console clock, epoch ms); past it, force-release. */
+  deadlineAt: epochMsSchema,
+  /** The holder session asked. */
+  sessionId: z.string(),
+  nodes: z.array(revokeNodeResultSchema),
+});
+export type RevokeResponse = z.infer<typeof revokeResponseSchema>;

@@ -15,6 +15,10 @@ export const auditActionSchema = z.enum([
   "extend",
   "release",
   "force-release",
+  /** An admin asked a holder to release its lock (a revoke marker and a notice). */
+  "revoke",
+  /** Every lock of one holder session force-released in one action. */
+  "release-session",
   "login",
   "logout",
   /** A wrong admin token (login form or bearer); the first per client per minute, rate-limited. */

@@ -21,8 +21,10 @@ export const ERROR_STATUS = {
   resource_locked: 409,
   /** Extend: the lock is no longer held on a majority with this value. */
   lock_not_held: 409,
-  /** Force-release: a node holds another value than the one the operator saw. */
+  /** Force-release, revoke: a node holds another value than the one the operator saw. */
   value_changed: 409,
+  /** Revoke: the holder's value carries no session id, so nobody can ask it: it can only be forced. */
+  no_session: 409,
   /** Body larger than the limit (see MAX_BODY_BYTES). */
   payload_too_large: 413,
   /** A state-changing request whose Content-Type is not application/json. */

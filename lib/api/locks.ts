@@ -1,6 +1,7 @@
 /** `GET /api/locks` (snapshot) and `GET /api/locks/{resource}`. */
 import { z } from "zod";
 import { epochMsSchema, nodeIdSchema } from "./common";
+import { holderSessionSchema } from "./holder-session";
 import { indexModeSchema } from "./nodes";
 
 export const lockStateSchema = z.enum([
@@ -10,6 +11,11 @@ export const lockStateSchema = z.enum([
   "partial",
   /** Different values on different nodes. */
   "conflict",
+  /**
+   * "Being released": a force-release replaced the holder's value with a tombstone, which holds the
+   * resource until the holder acknowledges or the replaced value's validity ends. Never free.
+   */
+  "releasing",
 ]);
 export type LockState = z.infer<typeof lockStateSchema>;
 
@@ -19,6 +25,8 @@ export const lockFormatSchema = z.enum([
   "string",
   /** Redisson: a hash whose field `<uuid>:<threadId>` holds the re-entry count. */
   "redisson-hash",
+  /** A force-release's tombstone, `rlx:<token of the replaced value>:<json>` (docs/holder-sessions.md). */
+  "tombstone",
 ]);
 export type LockFormat = z.infer<typeof lockFormatSchema>;
 
@@ -176,6 +184,7 @@ export const lockCountsSchema = z.object({
   held: z.number().int(),
   partial: z.number().int(),
   conflict: z.number().int(),
+  releasing: z.number().int(),
 });
 export type LockCounts = z.infer<typeof lockCountsSchema>;
 
@@ -269,5 +278,11 @@ export const lockResponseSchema = z.object({
    */
   fencingToken: fencingTokenSchema,
   unreachableNodes: z.array(nodeIdSchema),
+  /**
+   * The session of the holder of `lock.value` (of a tombstone: of the holder it replaced), its
+   * liveness read from the nodes; null when the resource is free. A holder whose value carries no
+   * session id is `{ id: null, state: "unknown", lastSeenAt: null, labels: {} }`.
+   */
+  holderSession: holderSessionSchema.nullable(),
 });
 export type LockResponse = z.infer<typeof lockResponseSchema>;

@@ -22,6 +22,7 @@ export {
   legacyFenceKey,
   legacyOwnerKey,
   RESERVED_PREFIX,
+  revokeKey,
   slotHashTag,
   waitersKey,
   type AuxiliaryKind,

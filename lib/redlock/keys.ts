@@ -12,9 +12,12 @@
  */
 export const RESERVED_PREFIX = "redlock:";
 
-/** What an auxiliary key is for; `owner` is only read: 1.x wrote owner entries, 2.x keeps the owner in the value. */
-export type AuxiliaryKind = "fence" | "waiters" | "owner";
-const KINDS: readonly AuxiliaryKind[] = ["fence", "waiters", "owner"];
+/**
+ * What an auxiliary key is for; `owner` is only read: 1.x wrote owner entries, 2.x keeps the owner
+ * in the value; `revoke` is the console's request that the holder let go (docs/holder-sessions.md).
+ */
+export type AuxiliaryKind = "fence" | "waiters" | "owner" | "revoke";
+const KINDS: readonly AuxiliaryKind[] = ["fence", "waiters", "owner", "revoke"];
 
 type Name = string | Buffer;
 
@@ -110,6 +113,9 @@ export const fenceKey = <N extends Name>(resource: N): N => auxiliaryKey("fence"
 
 /** The contenders waiting for a resource: a sorted set of JSON members scored by their expiry (epoch ms). */
 export const waitersKey = <N extends Name>(resource: N): N => auxiliaryKey("waiters", resource);
+
+/** The console's revoke marker for a resource: who asks its holder to release it, why, by when. */
+export const revokeKey = <N extends Name>(resource: N): N => auxiliaryKey("revoke", resource);
 
 /** 1.x's fence counter name (`redlock:fence:<resource>`), still raised on single servers for one major version. */
 export const legacyFenceKey = (resource: string) => `${RESERVED_PREFIX}fence:${resource}`;

@@ -22,6 +22,7 @@ import { createNodeRegistry, type ConsoleNode, type NodeRegistry } from "./node-
 import { singleFlight } from "./single-flight";
 import { LiveIndex } from "./locks/rows/live-index";
 import { createLockReader } from "./locks/detail/read-one";
+import { createSessionDirectory, type SessionDirectory } from "./sessions/directory";
 import { createStateStore } from "./timeline/state-store";
 import { Timeline } from "./timeline/timeline";
 
@@ -48,6 +49,8 @@ export interface ConsoleContext {
   readonly timeline: Timeline;
   /** One resource for its page: the index's row plus a fresh read shared by every viewer. */
   readLock(key: Buffer): Promise<LockResponse>;
+  /** Holder sessions: who holds and waits for what, and their liveness (sessions/directory.ts). */
+  readonly sessions: SessionDirectory;
   /** The shared node health report (single flight, reused for snapshotMaxAgeMs). */
   nodes(): Promise<NodesResponse>;
   close(): Promise<void>;
@@ -133,6 +136,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     index,
     patterns: config.lockMatch,
     maxAgeMs: config.snapshotMaxAgeMs,
+    deadlineMs: nodeDeadlineMs,
   });
   const nodeReport = singleFlight(async () => {
     const report = await readNodes(nodes, redlock, config, nodeDeadlineMs, index);
@@ -168,6 +172,12 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
       readLock,
       close,
     },
+    sessions: createSessionDirectory({
+      nodes,
+      index,
+      deadlineMs: nodeDeadlineMs,
+      maxAgeMs: config.snapshotMaxAgeMs,
+    }),
     guard: createGuard(config, { revocations, failures: credentialFailures, reads }),
     credentialFailures,
     revocations,

@@ -13,6 +13,7 @@ import { LOCK_BATCH_SCRIPT } from "../../lib/redlock/redlock";
 import { RELEASE, RELEASE_ONE } from "../../lib/redlock/release";
 import { WAITERS, WAITERS_REMOVE_ONE } from "../../lib/redlock/waiters";
 import { FORCE_RELEASE_SCRIPT } from "@/lib/server/actions/force-release-node";
+import { REVOKE_SCRIPT } from "@/lib/server/actions/revoke";
 import { READ_KEYS_ON_SHARD_SCRIPT, READ_KEYS_SCRIPT } from "@/lib/server/locks/read/read-node";
 import { READ_ONE_SCRIPT } from "@/lib/server/locks/detail/read-one";
 import { usePrivateClient } from "../masters";
@@ -32,6 +33,7 @@ const SCRIPTS = {
   READ_KEYS_ON_SHARD_SCRIPT,
   READ_ONE_SCRIPT,
   FORCE_RELEASE_SCRIPT,
+  REVOKE_SCRIPT,
 };
 
 // Pinned so that any edit of a script's Lua (a protocol change for every node) fails until made on purpose.
@@ -49,7 +51,8 @@ const PINNED_SHAS: Record<keyof typeof SCRIPTS, string> = {
   READ_KEYS_SCRIPT: "c43482986307b36ffa273f79baa973d868e5fd04",
   READ_KEYS_ON_SHARD_SCRIPT: "002bc737a5629b53496b2ddd3d3a4744b6e211b8",
   READ_ONE_SCRIPT: "d043cfa08ada7b688958b7265a468349d5e0db09",
-  FORCE_RELEASE_SCRIPT: "f8775512a29c15e9c46283faf1ef2ae44918ee75",
+  FORCE_RELEASE_SCRIPT: "96b99ccb89346a980c6bb34009a23982d5ded7c5",
+  REVOKE_SCRIPT: "ade192b0fcea6ba372da6522848559c8409b6616",
 };
 
 /** Names of the scripts defined at the top level of a source file under lib/ or app/. */

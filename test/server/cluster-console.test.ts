@@ -180,7 +180,12 @@ describe("a cluster as a lock node", () => {
     const lock = await redlock.acquire([resource], 30_000);
     await settle(lock);
     const forced = await call<ForceReleaseResponse>(forceRelease.POST, "/api/locks/force-release", {
-      body: { resource, expectedValue: lock.value, reason: "cluster test" },
+      body: {
+        resource,
+        expectedValue: lock.value,
+        noSession: "release-now",
+        reason: "cluster test",
+      },
     });
     expect(forced.status).toBe(200);
     expect(forced.body.deletedCount).toBe(5);

@@ -52,7 +52,12 @@ describe("console locks and their owner entries", () => {
     );
 
     const forced = await call<ForceReleaseResponse>(forceRelease.POST, "/api/locks/force-release", {
-      body: { resource, expectedValue: acquired.body.lock.value, reason: "owner test" },
+      body: {
+        resource,
+        expectedValue: acquired.body.lock.value,
+        noSession: "release-now",
+        reason: "owner test",
+      },
     });
     expect(forced.body.deletedCount).toBe(5);
     expect(await Promise.all(nodes.map((node) => node.exists(resource)))).toEqual(Array(5).fill(0));
@@ -73,7 +78,12 @@ describe("console locks and their owner entries", () => {
       ),
     );
     const forced = await call<ForceReleaseResponse>(forceRelease.POST, "/api/locks/force-release", {
-      body: { resource, expectedValue: value, reason: "legacy owner test" },
+      body: {
+        resource,
+        expectedValue: value,
+        noSession: "release-now",
+        reason: "legacy owner test",
+      },
     });
     expect(forced.body.deletedCount).toBe(5);
     expect(await Promise.all(nodes.map((node) => node.exists(resource, ownerEntry)))).toEqual(

@@ -160,6 +160,7 @@ describe("keys the list shows can be opened and force-released", () => {
         body: {
           resourceBase64: row.resourceBase64,
           expectedValue: "n".repeat(40),
+          noSession: "release-now",
           reason: "not utf-8",
         },
       },
@@ -182,7 +183,12 @@ describe("keys the list shows can be opened and force-released", () => {
       forceRelease.POST,
       "/api/locks/force-release",
       {
-        body: { resource: key, expectedValue: "l".repeat(40), reason: "long key" },
+        body: {
+          resource: key,
+          expectedValue: "l".repeat(40),
+          noSession: "release-now",
+          reason: "long key",
+        },
       },
     );
     expect(released.body.deletedCount).toBe(5);

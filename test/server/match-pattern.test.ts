@@ -106,7 +106,7 @@ function rowSource(resources: readonly string[]): RowSource {
     keysFrom: (low) => rows.keys(low),
     total: () => rows.size,
     row: (key) => row(key),
-    counts: () => ({ held: rows.size, partial: 0, conflict: 0 }),
+    counts: () => ({ held: rows.size, partial: 0, conflict: 0, releasing: 0 }),
     version: 1,
     sweep: () => {},
     unreachableNodes: () => [],

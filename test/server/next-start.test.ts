@@ -94,6 +94,7 @@ describe.skipIf(!enabled)("the built console under next start", () => {
       const forced = await post(first.base, "/api/locks/force-release", {
         resource: "smoke:1",
         expectedValue: lock.value,
+        noSession: "release-now",
         reason: "smoke test",
       });
       expect(forced.status).toBe(200);

@@ -132,6 +132,7 @@ describe("with node-3 paused", () => {
         body: {
           resource: "before-pause",
           expectedValue: "b".repeat(40),
+          noSession: "release-now",
           reason: "node-3 hung, cleanup",
         },
       },

@@ -137,6 +137,7 @@ describe("force-release", () => {
         body: {
           resource: key("stuck"),
           expectedValue: "1".repeat(40),
+          noSession: "release-now",
           reason: "worker died, ticket OPS-1",
         },
       },

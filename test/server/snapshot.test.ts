@@ -112,7 +112,7 @@ describe("GET /api/locks: the snapshot", () => {
     expect(rowOf(body, "a-hash")).toBeUndefined();
     expect(body.items.some((row) => row.resource.startsWith("redlock:"))).toBe(false);
     expect(body.total).toBe(7);
-    expect(body.counts).toEqual({ held: 5, partial: 1, conflict: 1 });
+    expect(body.counts).toEqual({ held: 5, partial: 1, conflict: 1, releasing: 0 });
   });
 
   it("filters by state and by glob", async () => {

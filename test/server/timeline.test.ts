@@ -181,7 +181,12 @@ describe("a lock's transitions", () => {
     const lock = await redlock.acquire([resource], 30_000);
     await waitForKinds(resource, ["acquired"]);
     const forced = await call(forceRelease.POST, "/api/locks/force-release", {
-      body: { resource, expectedValue: lock.value, reason: "stuck job, paged" },
+      body: {
+        resource,
+        expectedValue: lock.value,
+        noSession: "release-now",
+        reason: "stuck job, paged",
+      },
     });
     expect(forced.status).toBe(200);
     const seen = await waitForKinds(resource, ["acquired", "force-released"]);

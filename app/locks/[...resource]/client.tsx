@@ -89,7 +89,13 @@ function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
         )}
       </dd>
       <dt>Format</dt>
-      <dd>{lock.format === "redisson-hash" ? "Redisson hash" : "string (Redlock)"}</dd>
+      <dd>
+        {lock.format === "redisson-hash"
+          ? "Redisson hash"
+          : lock.format === "tombstone"
+            ? "force-release tombstone"
+            : "string (Redlock)"}
+      </dd>
     </dl>
   );
 }
@@ -157,7 +163,7 @@ export function LockDetailClient({
         <Link href="/">← All locks</Link>
       </p>
       <h1 className={styles.title}>{resource}</h1>
-      <ForceReleaseSection lock={lock} />
+      <ForceReleaseSection lock={lock} holderSession={data?.holderSession ?? null} />
       {error && <ErrorNotice error={error} title="This lock could not be read" />}
       {data && !lock && (
         <p className="notice notice-info">

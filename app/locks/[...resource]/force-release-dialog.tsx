@@ -7,7 +7,13 @@ import { HolderValue } from "@/components/locks/holder-value";
 import { LockOwnerLabel, OwnerLabels } from "@/components/locks/lock-owner";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { formatTimestamp } from "@/components/ui/format";
-import { MAX_REASON_LENGTH, MIN_REASON_LENGTH, type ForceReleaseResponse } from "@/lib/api/actions";
+import {
+  MAX_REASON_LENGTH,
+  MIN_REASON_LENGTH,
+  type ForceReleaseResponse,
+  type NoSessionChoice,
+} from "@/lib/api/actions";
+import type { HolderSession } from "@/lib/api/holder-session";
 import type { AuditEntry } from "@/lib/api/audit";
 import type { LockRow } from "@/lib/api/locks";
 import { ForceReleasePreview, hasForeignValue } from "./force-release-preview";
@@ -17,7 +23,14 @@ import styles from "./force-release-dialog.module.css";
 export interface ForceReleaseDialogProps {
   /** The lock as the operator saw it when opening the dialog (what compare-and-delete compares to). */
   lock: LockRow;
-  onConfirm: (choice: { reason: string; force: boolean }) => void;
+  /** The holder's session as read with the lock; null when the read carried none. */
+  holderSession: HolderSession | null;
+  onConfirm: (choice: {
+    reason: string;
+    force: boolean;
+    /** Set when the holder has no session: what the operator chose. */
+    noSession: NoSessionChoice | null;
+  }) => void;
   onClose: () => void;
   pending: boolean;
   error: (Error & { code?: string; details?: unknown }) | null;
@@ -57,6 +70,53 @@ function HolderLoses({ lock }: { lock: LockRow }) {
   );
 }
 
+const HOLDER_STATE_TEXT: Record<HolderSession["state"], string> = {
+  alive: "alive: its value is replaced by a tombstone that keeps everyone out until it has stopped",
+  unresponsive:
+    "unresponsive (paused, busy or cut off): a tombstone keeps everyone out until it acknowledges or its validity ends",
+  gone: "gone (its process ended): the lock is deleted at once",
+  unknown: "no session (another library): the console cannot tell whether it still runs",
+};
+
+/** The holder's liveness, and for a holder without a session, the operator's choice. */
+function HolderLiveness({
+  holderSession,
+  noSession,
+  onNoSession,
+}: {
+  holderSession: HolderSession;
+  noSession: NoSessionChoice;
+  onNoSession: (choice: NoSessionChoice) => void;
+}) {
+  return (
+    <fieldset aria-label="Holder session">
+      <p>Holder session: {HOLDER_STATE_TEXT[holderSession.state]}.</p>
+      {holderSession.state === "unknown" && (
+        <>
+          <label className={styles.checkbox}>
+            <input
+              type="radio"
+              name="no-session"
+              checked={noSession === "release-now"}
+              onChange={() => onNoSession("release-now")}
+            />
+            Release now, accepting that the holder may still act as the owner
+          </label>
+          <label className={styles.checkbox}>
+            <input
+              type="radio"
+              name="no-session"
+              checked={noSession === "hold-until-ttl"}
+              onChange={() => onNoSession("hold-until-ttl")}
+            />
+            Hold until its TTL: nobody gets it before the holder&apos;s validity ends
+          </label>
+        </>
+      )}
+    </fieldset>
+  );
+}
+
 /** Modal confirmation for deleting a lock on every node: shows the plan, asks for a reason. */
 export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
   const { lock, pending, error, result } = props;
@@ -65,6 +125,11 @@ export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
   const [reason, setReason] = useState("");
   // Without a majority value there is nothing to compare with: only "any value" is possible.
   const [force, setForce] = useState(lock.value === null);
+  const [noSession, setNoSession] = useState<NoSessionChoice>("release-now");
+  const { holderSession } = props;
+  // A Redisson lock is deleted whatever its holder (its type cannot hold a tombstone).
+  const asksNoSession =
+    holderSession?.state === "unknown" && lock.format !== "redisson-hash" && !force;
 
   useEffect(() => {
     dialogRef.current?.showModal();
@@ -74,7 +139,7 @@ export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    props.onConfirm({ reason: reason.trim(), force });
+    props.onConfirm({ reason: reason.trim(), force, noSession: asksNoSession ? noSession : null });
   };
   const refused = refusedOutcomes(error);
   const reasonTooShort = reason.trim().length < MIN_REASON_LENGTH;
@@ -99,6 +164,19 @@ export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
             value <HolderValue value={lock.value} />
           </p>
           <HolderLoses lock={lock} />
+          {lock.format === "redisson-hash" && (
+            <p className="muted">
+              A Redisson lock is deleted at once: it cannot be replaced by a tombstone (its
+              holder&apos;s commands would fail on a string key).
+            </p>
+          )}
+          {holderSession && !force && lock.format !== "redisson-hash" && (
+            <HolderLiveness
+              holderSession={holderSession}
+              noSession={noSession}
+              onNoSession={setNoSession}
+            />
+          )}
           <ForceReleasePreview nodes={lock.nodes} expectedValue={lock.value} force={force} />
           {!force && hasForeignValue(lock.nodes, lock.value) && (
             <p className="notice notice-warn">

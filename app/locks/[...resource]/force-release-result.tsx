@@ -6,6 +6,7 @@ import type { AuditEntry } from "@/lib/api/audit";
 
 const OUTCOME_TEXT: Record<ForceReleaseNodeResult["outcome"], string> = {
   deleted: "deleted",
+  tombstoned: "tombstoned: held until its holder acknowledges",
   absent: "no key",
   mismatch: "left alone: another value",
   kept: "left alone: another node holds a different value",
@@ -47,8 +48,10 @@ export function ForceReleaseResult({
   return (
     <div className="stack">
       <p role="status" className="notice notice-ok">
-        Force-released <code>{result.resource}</code>: deleted on {result.deletedCount} of{" "}
-        {result.nodes.length} nodes.
+        Force-released <code>{result.resource}</code>:{" "}
+        {result.mode === "tombstoned"
+          ? `tombstoned on ${result.tombstonedCount} of ${result.nodes.length} nodes: nobody gets it before its holder has stopped or its validity has ended.`
+          : `deleted on ${result.deletedCount} of ${result.nodes.length} nodes.`}
       </p>
       <ForceReleaseOutcomes nodes={result.nodes} label="Force-release result" />
       <div aria-label="Audit entry">

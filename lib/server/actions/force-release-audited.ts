@@ -1,24 +1,52 @@
 import "server-only";
 /**
- * Force-release as the HTTP API runs it: the operation, then one audit entry whatever the outcome
- * (nodes that did not answer are skipped, not waited for again), a metric, and a 409 with the
- * per-node outcome when the value changed under the operator.
+ * Force-release as the HTTP API runs it: the operation (holder-release.ts: by the holder's
+ * liveness, tombstone or delete, then the notice), one audit entry whatever the outcome (nodes
+ * that did not answer are skipped, not waited for again), a metric, and a 409 with the per-node
+ * outcome when the value changed under the operator.
  */
+import { randomUUID } from "node:crypto";
 import type { ForceReleaseRequest, ForceReleaseResponse } from "@/lib/api";
 import type { AuditRecord } from "../audit/audit-trail";
 import type { ConsoleContext } from "../console";
 import { ApiError } from "../errors";
 import type { Actor } from "./audited";
-import { forceRelease, keyOf, type ForceReleaseOutcome } from "./force-release";
+import { keyOf } from "./force-release";
 import { followUpPendingNodes } from "./force-release-follow-up";
+import { releaseHolder, type HolderRelease } from "./holder-release";
+
+/** "tombstoned on 5 node(s)", "deleted on 3 node(s)", or both. */
+export function describeWrites(
+  outcome: Pick<HolderRelease["outcome"], "deletedCount" | "tombstonedCount">,
+): string {
+  const parts = [
+    ...(outcome.tombstonedCount > 0 || outcome.deletedCount === 0
+      ? [`tombstoned on ${outcome.tombstonedCount} node(s)`]
+      : []),
+    ...(outcome.deletedCount > 0 || outcome.tombstonedCount === 0
+      ? [`deleted on ${outcome.deletedCount} node(s)`]
+      : []),
+  ];
+  return parts.join(", ");
+}
 
 function forceReleaseRecord(
   actor: Actor,
   body: ForceReleaseRequest,
-  outcome: ForceReleaseOutcome,
+  release: HolderRelease,
 ): AuditRecord {
-  const mode = body.expectedValue === undefined ? "force (any value)" : "compare-and-delete";
-  const deleted = `deleted on ${outcome.deletedCount} node(s)`;
+  const { outcome } = release;
+  const check =
+    body.expectedValue === undefined
+      ? "force (any value)"
+      : release.mode === "tombstoned"
+        ? "compare-and-set of a tombstone"
+        : "compare-and-delete";
+  const done =
+    release.mode === "tombstoned"
+      ? `${describeWrites(outcome)}: reserved until the holder acknowledges or its validity ends`
+      : describeWrites(outcome);
+  const summary = `${check}, ${release.why}: ${done}`;
   return {
     action: "force-release",
     actor: actor.principal.label,
@@ -29,9 +57,9 @@ function forceReleaseRecord(
     reason: body.reason,
     outcome: outcome.valueChanged ? "failure" : "success",
     detail:
-      (outcome.valueChanged ? `value_changed: ${mode}, ${deleted}` : `${mode}: ${deleted}`) +
+      (outcome.valueChanged ? `value_changed: ${summary}` : summary) +
       (outcome.pendingNodeIds.length > 0
-        ? `; no answer in time from ${outcome.pendingNodeIds.join(", ")}: a follow-up entry records what the queued delete did there`
+        ? `; no answer in time from ${outcome.pendingNodeIds.join(", ")}: a follow-up entry records what the queued write did there`
         : ""),
   };
 }
@@ -42,31 +70,41 @@ export async function forceReleaseAudited(
   actor: Actor,
   body: ForceReleaseRequest,
 ): Promise<ForceReleaseResponse> {
-  // Before the delete: the timeline then tells this hold's end as a force-release by this actor.
-  ctx.timeline.markForceRelease(
-    keyOf(body).toString("latin1"),
-    actor.principal.label,
-    body.reason,
-    body.expectedValue ?? null,
+  // The id is known before the write: the tombstone and the holder's notice carry it.
+  const auditId = randomUUID();
+  const release = await releaseHolder(
+    { ctx, by: actor.principal.label, auditId },
+    {
+      key: keyOf(body),
+      expectedValue: body.expectedValue,
+      noSession: body.noSession,
+      reason: body.reason,
+    },
   );
-  const outcome = await forceRelease(ctx.registry.nodes, body, {
-    deadlineMs: ctx.nodeDeadlineMs,
-    isHung: ctx.isHung,
-  });
+  const { outcome } = release;
   void ctx.probe.runOnce();
-  const firstRecord = forceReleaseRecord(actor, body, outcome);
-  const entry = await ctx.audit.append(firstRecord, outcome.silentNodeIds);
+  const firstRecord = forceReleaseRecord(actor, body, release);
+  const entry = await ctx.audit.append(firstRecord, outcome.silentNodeIds, auditId);
   const { outcome: _outcome, detail: _detail, ...followUpRecord } = firstRecord;
   // In the background: the answer must not wait for a paused node; the audit gets its outcome later.
   void followUpPendingNodes(ctx, entry.id, outcome, followUpRecord);
-  const { deletedCount, valueChanged } = outcome;
+  const { deletedCount, tombstonedCount, valueChanged } = outcome;
   ctx.metrics.recordForceRelease(
-    valueChanged ? "value_changed" : deletedCount > 0 ? "deleted" : "absent",
+    valueChanged
+      ? "value_changed"
+      : tombstonedCount > 0
+        ? "tombstoned"
+        : deletedCount > 0
+          ? "deleted"
+          : "absent",
   );
   const response: ForceReleaseResponse = {
     serverTime: Date.now(),
     resource: outcome.resource,
+    mode: release.mode,
+    holderState: release.holderState,
     deletedCount,
+    tombstonedCount,
     nodes: outcome.nodes,
     auditId: entry.id,
   };

@@ -19,6 +19,7 @@ const RETRY_EVERY_MS = 1_000;
 
 const OUTCOME_TEXT: Record<string, string> = {
   deleted: "the queued delete ran late and deleted the lock",
+  replaced: "the queued write ran late and replaced the lock by its tombstone",
   absent: "the queued delete ran late and found no lock",
   mismatch: "the queued delete ran late and kept another holder's lock",
   not_a_lock: "the queued delete ran late and found a key that is not a lock",
@@ -62,7 +63,8 @@ export async function followUpPendingNodes(
             : (OUTCOME_TEXT[marker] ?? `the queued delete ran late: ${marker}`);
       await ctx.audit.append({
         ...record,
-        outcome: marker === "deleted" || marker === null ? "success" : "failure",
+        outcome:
+          marker === "deleted" || marker === "replaced" || marker === null ? "success" : "failure",
         detail: `follow-up of ${firstEntryId}: ${node.id}: ${what}`,
       });
       if (marker) void node.client.del(outcome.markerKey).catch(() => undefined);

@@ -16,8 +16,11 @@ export const AUDIT_STREAM = "redlock:audit";
 export type AuditRecord = Omit<AuditEntry, "id" | "at" | "nodes">;
 
 export interface AuditTrail {
-  /** Appends to every reachable node; resolves with the entry (its `nodes` name where it landed). */
-  append(record: AuditRecord, skipNodeIds?: ReadonlySet<string>): Promise<AuditEntry>;
+  /**
+   * Appends to every reachable node; resolves with the entry (its `nodes` name where it landed).
+   * `id`: the entry's id when the action needed it before (a tombstone and a notice carry it).
+   */
+  append(record: AuditRecord, skipNodeIds?: ReadonlySet<string>, id?: string): Promise<AuditEntry>;
   /** Newest first, merged across nodes. */
   read(limit: number): Promise<{ entries: AuditEntry[]; unreachableNodes: string[] }>;
 }
@@ -34,8 +37,8 @@ export function createAuditTrail(
   isHung: (node: ConsoleNode) => boolean = () => false,
 ): AuditTrail {
   return {
-    async append(record, skipNodeIds = new Set()) {
-      const entry: AuditEntry = { ...record, id: randomUUID(), at: Date.now(), nodes: [] };
+    async append(record, skipNodeIds = new Set(), id = randomUUID()) {
+      const entry: AuditEntry = { ...record, id, at: Date.now(), nodes: [] };
       const fields = toStreamFields(entry);
       const written = await Promise.all(
         nodes.map((node) =>

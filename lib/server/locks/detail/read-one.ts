@@ -5,7 +5,13 @@ import "server-only";
  * skips every `redlock:` key); `createLockReader` shares that read among viewers and takes the row
  * from the index.
  */
-import { MAX_WAITERS_LISTED, type LockDetail, type LockResponse, type Waiter } from "@/lib/api";
+import {
+  MAX_WAITERS_LISTED,
+  type HolderSession,
+  type LockDetail,
+  type LockResponse,
+  type Waiter,
+} from "@/lib/api";
 import {
   clusterSlot,
   defineScript,
@@ -20,12 +26,14 @@ import {
   EXISTS_EITHER_LUA,
   ownershipKeys,
   parseWaiterMember,
+  sessionOfValue,
   READ_LOCK_LUA,
 } from "../read/ownership";
 import { READ_KEY_LUA, toKeyState } from "../read/read-node";
 import { foldNodes, type FlagLimits } from "../rows/fold-nodes";
 import { compileGlob } from "../read/glob";
 import type { LiveIndex } from "../rows/live-index";
+import { readHolderSession } from "../../sessions/read-session";
 
 /**
  * KEYS[1..3] the resource, its 1.x owner entry and waiters, KEYS[4] its fencing counter, KEYS[5]
@@ -135,12 +143,15 @@ async function readResourceOnNode(
   };
 }
 
+/** The one-resource read without its holder's session (createLockReader adds it). */
+type FreshRead = Omit<LockResponse, "holderSession">;
+
 export async function readOneLock(
   nodes: readonly ConsoleNode[],
   key: Buffer,
   quorumSize: number,
   limits?: FlagLimits,
-): Promise<LockResponse> {
+): Promise<FreshRead> {
   const serverTime = Date.now();
   const thresholds: FlagThresholds | undefined = limits && { ...limits, serverTimeMs: serverTime };
   const reads = await Promise.all(
@@ -183,6 +194,23 @@ export interface LockReaderOptions {
   readonly patterns: readonly string[];
   /** How long one fresh read of a resource serves every viewer of its page. */
   readonly maxAgeMs: number;
+  /** Budget of one node's read of the holder's session, in ms. */
+  readonly deadlineMs: number;
+}
+
+/** Kept reads, each for maxAgeMs, at most LOCK_READS_KEPT of them: one read serves every viewer. */
+function sharedReads<T>(maxAgeMs: number): (name: string, read: () => Promise<T>) => Promise<T> {
+  const reads = new Map<string, { atMs: number; read: Promise<T> }>();
+  return (name, read) => {
+    const kept = reads.get(name);
+    if (kept && performance.now() - kept.atMs < maxAgeMs) return kept.read;
+    const fresh = read();
+    reads.delete(name);
+    if (reads.size >= LOCK_READS_KEPT) reads.delete(reads.keys().next().value!);
+    reads.set(name, { atMs: performance.now(), read: fresh });
+    fresh.catch(() => reads.delete(name));
+    return fresh;
+  };
 }
 
 /**
@@ -196,17 +224,22 @@ export function createLockReader(
   options: LockReaderOptions,
 ): (key: Buffer) => Promise<LockResponse> {
   const matchers = options.patterns.map(compileGlob);
-  const reads = new Map<string, { atMs: number; read: Promise<LockResponse> }>();
-  const freshRead = (key: Buffer): Promise<LockResponse> => {
-    const name = key.toString("latin1");
-    const kept = reads.get(name);
-    if (kept && performance.now() - kept.atMs < options.maxAgeMs) return kept.read;
-    const read = readOneLock(options.nodes, key, options.quorumSize, options.limits);
-    reads.delete(name);
-    if (reads.size >= LOCK_READS_KEPT) reads.delete(reads.keys().next().value!);
-    reads.set(name, { atMs: performance.now(), read });
-    read.catch(() => reads.delete(name));
-    return read;
+  const lockReads = sharedReads<FreshRead>(options.maxAgeMs);
+  const sessionReads = sharedReads<HolderSession | null>(options.maxAgeMs);
+  const freshRead = (key: Buffer): Promise<FreshRead> =>
+    lockReads(key.toString("latin1"), () =>
+      readOneLock(options.nodes, key, options.quorumSize, options.limits),
+    );
+  const withHolderSession = async (read: FreshRead): Promise<LockResponse> => {
+    const value = read.lock?.value ?? null;
+    // Shared per session: every lock of one holder reads its session once per maxAgeMs.
+    const holderSession =
+      value === null
+        ? null
+        : await sessionReads(sessionOfValue(value) ?? "no session", () =>
+            readHolderSession(options.nodes, value, options.deadlineMs),
+          );
+    return { ...read, holderSession };
   };
   return async (key) => {
     const fresh = await freshRead(key);
@@ -214,12 +247,12 @@ export function createLockReader(
     const resource = key.toString("utf8");
     const covered =
       !name.startsWith(RESERVED_PREFIX) && matchers.some((matches) => matches(resource));
-    if (!covered || !options.index.complete) return fresh;
+    if (!covered || !options.index.complete) return withHolderSession(fresh);
     const serverTime = Date.now();
     options.index.sweep(serverTime);
     const row = options.index.row(name, serverTime);
     const tokens = new Map(fresh.lock?.nodes.map((node) => [node.nodeId, node.fencingToken]));
-    return {
+    return withHolderSession({
       ...fresh,
       serverTime,
       lock: row && {
@@ -231,6 +264,6 @@ export function createLockReader(
         waiterList: fresh.lock?.waiterList ?? [],
       },
       unreachableNodes: options.index.unreachableNodes(),
-    };
+    });
   };
 }

@@ -14,6 +14,8 @@ import {
   VALUE_FORMAT_PREFIX,
   waitersKey,
 } from "@redlock-console/redlock";
+import { SESSION_ID } from "../../sessions/session-keys";
+import { decodeTombstone } from "./tombstone";
 
 /** Waiters scanned per key for the oldest one; beyond it the oldest may be missed (the count is exact). */
 const OLDEST_SCAN_LIMIT = 256;
@@ -109,6 +111,28 @@ export function ownerOfValue(value: string): OwnerInfo | null {
     : null;
 }
 
+/**
+ * The holder session a value names: the `"session"` field of this library's value (decodeValue
+ * ignores it), or of a tombstone (the session of the holder it replaced); null for any other value,
+ * a value without one, or a garbled id.
+ */
+export function sessionOfValue(value: string): string | null {
+  // Most values carry no session (other libraries, `session: false`): skip the JSON for them.
+  if (!value.includes('"session"')) return null;
+  let session: unknown;
+  if (decodeValue(value)) {
+    try {
+      session = (JSON.parse(value.slice(VALUE_FORMAT_PREFIX.length + 41)) as { session?: unknown })
+        .session;
+    } catch {
+      return null;
+    }
+  } else {
+    session = decodeTombstone(value)?.session;
+  }
+  return typeof session === "string" && SESSION_ID.test(session) ? session : null;
+}
+
 /** readLock's 1.x owner part: [labels, acquiredAt, extensions]; null when absent or garbled. */
 export function parseOwnerReply(reply: unknown): OwnerInfo | null {
   if (!Array.isArray(reply)) return null;
@@ -131,6 +155,17 @@ export function parseWaitersReply(count: unknown, oldest: unknown): WaitersSumma
     count: typeof count === "number" && count > 0 ? count : 0,
     oldestSince: typeof oldest === "number" ? oldest : null,
   };
+}
+
+/** The holder session a waiters member names (its `"session"` field); null when none. */
+export function sessionOfWaiterMember(member: string): string | null {
+  if (!member.includes('"session"')) return null;
+  try {
+    const { session } = JSON.parse(member) as { session?: unknown };
+    return typeof session === "string" && SESSION_ID.test(session) ? session : null;
+  } catch {
+    return null;
+  }
 }
 
 /** One waiters member (`{"id","labels","since"}`) with its score; null when garbled. */

@@ -8,6 +8,7 @@ import "server-only";
 import type { Redis } from "ioredis";
 import { defineScript, type ScriptArg } from "@redlock-console/redlock";
 import { parseRedissonHash, type NodeKeyState } from "./key-state";
+import { isTombstone } from "./tombstone";
 import {
   EXISTS_EITHER_LUA,
   EXISTS_EITHER_ON_SHARD_LUA,
@@ -106,7 +107,7 @@ export function toKeyState(reply: unknown): NodeKeyState | null {
     return {
       value: body,
       pttlMs,
-      format: "string",
+      format: isTombstone(body) ? "tombstone" : "string",
       holdCount: null,
       owner: ownerOfValue(body) ?? parseOwnerReply(owner),
       waiters,

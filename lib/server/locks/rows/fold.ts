@@ -6,6 +6,7 @@
  */
 import type { LockFlag, LockFormat, LockOwner, LockRow, NodeHolder, OwnerInfo } from "@/lib/api";
 import type { NodeKeyState } from "../read/key-state";
+import { isTombstone } from "../read/tombstone";
 import { leadingValue, quorumExpiry, rowState, waitersOf, type PerNode } from "./quorum";
 
 /** When a lock is flagged: thresholds in ms, measured at `serverTimeMs` (the snapshot's clock). */
@@ -88,7 +89,7 @@ export function foldResource(
     heldSince: owner.kind === "labelled" ? owner.acquiredAt : null,
     waiters: waitersOf(reads),
   };
-  return {
+  return withTombstone({
     resource,
     // Some node holds `value`, so the state is never null.
     state: rowState(reads, quorumSize)!,
@@ -100,5 +101,20 @@ export function foldResource(
     owner,
     ...timing,
     flags: lockFlags(timing, thresholds),
+  });
+}
+
+/**
+ * A force-release's tombstone in place of the holder's value (docs/holder-sessions.md) keeps the
+ * resource held until the holder acknowledges or the replaced value's validity ends: the row says
+ * "releasing" (being released), never free. Different values on the nodes stay a conflict.
+ */
+function withTombstone(row: Omit<LockRow, "resourceBase64">): Omit<LockRow, "resourceBase64"> {
+  if (row.state === "conflict" || row.value === null || !isTombstone(row.value)) return row;
+  return {
+    ...row,
+    state: "releasing",
+    format: "tombstone",
+    owner: { kind: "unknown", format: "tombstone" },
   };
 }

@@ -37,9 +37,19 @@ export interface LiveIndexOptions {
 /** Per node, in node order: its state, null (absent) or undefined (unreachable). */
 export type Reads = ReadonlyArray<IndexedState | null | undefined>;
 
-const STATES: readonly LockState[] = ["held", "partial", "conflict"];
+const STATES: readonly LockState[] = ["held", "partial", "conflict", "releasing"];
 /** How often expired states are dropped when no page asks. */
 const SWEEP_INTERVAL_MS = 100;
+
+/**
+ * The row's state by the quorum rule (quorum.ts), except that a force-release's tombstone held
+ * without conflict is "releasing" (fold.ts's withTombstone): being released, never free.
+ */
+function stateOf(reads: Reads, quorumSize: number): LockState | null {
+  const state = rowState(reads, quorumSize);
+  if (state !== "held" && state !== "partial") return state;
+  return reads.find((read) => read)?.format === "tombstone" ? "releasing" : state;
+}
 
 /** Told of every per-node change while it happens (the timeline), and ticked with the sweeper. */
 export interface IndexObserver {
@@ -132,6 +142,7 @@ export class LiveIndex {
       held: this.#byState.held.size,
       partial: this.#byState.partial.size,
       conflict: this.#byState.conflict.size,
+      releasing: this.#byState.releasing.size,
     };
   }
 
@@ -264,7 +275,7 @@ export class LiveIndex {
 
   #update(key: string, nodeIndex = -1, cause?: RemovalCause): void {
     const reads = this.#reads(key);
-    const next = rowState(reads, this.#options.quorumSize);
+    const next = stateOf(reads, this.#options.quorumSize);
     this.#observer?.observe(key, reads, next, nodeIndex, cause);
     const previous = this.#rows.get(key);
     if (next === (previous ?? null)) return;

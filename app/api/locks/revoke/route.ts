@@ -1,0 +1,25 @@
+import { revokeRequestSchema } from "@/lib/api";
+import { actorOf } from "@/lib/server/actions/audited";
+import { revokeAudited } from "@/lib/server/actions/revoke-audited";
+import { jsonResponse } from "@/lib/server/errors";
+import { readJsonBody } from "@/lib/server/http";
+import { route } from "@/lib/server/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** A lock named "revoke" is still readable: GET falls through to the single-lock read. */
+export { GET } from "../[...resource]/route";
+
+/** Admin: ask the holder to release (a revoke marker and a notice); 202, always audited. */
+export const POST = route(async (request, ctx) => {
+  const principal = await ctx.guard.requireAdmin(request);
+  const body = await readJsonBody(request, revokeRequestSchema);
+  return jsonResponse(await revokeAudited(ctx, actorOf(ctx, request, principal), body), 202);
+});
+
+export {
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

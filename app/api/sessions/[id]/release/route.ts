@@ -1,0 +1,27 @@
+import { holderSessionReleaseRequestSchema } from "@/lib/api";
+import { actorOf } from "@/lib/server/actions/audited";
+import { releaseSessionAudited } from "@/lib/server/actions/release-session";
+import { jsonResponse } from "@/lib/server/errors";
+import { readJsonBody } from "@/lib/server/http";
+import { route } from "@/lib/server/route";
+import { sessionIdFromPath } from "@/lib/server/sessions/session-path";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Admin: force-release every lock of one holder session in one audited action (`preview: true` first). */
+export const POST = route(async (request, ctx) => {
+  const principal = await ctx.guard.requireAdmin(request);
+  const sessionId = sessionIdFromPath(request);
+  const body = await readJsonBody(request, holderSessionReleaseRequestSchema);
+  return jsonResponse(
+    await releaseSessionAudited(ctx, actorOf(ctx, request, principal), sessionId, body),
+  );
+});
+
+export {
+  methodNotAllowed as GET,
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

@@ -1,0 +1,19 @@
+import { jsonResponse } from "@/lib/server/errors";
+import { route } from "@/lib/server/route";
+import { sessionIdFromPath } from "@/lib/server/sessions/session-path";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** One holder session: its liveness read fresh from the nodes, its locks and waits. */
+export const GET = route(async (request, ctx) => {
+  await ctx.guard.requireRead(request);
+  return jsonResponse(await ctx.sessions.get(sessionIdFromPath(request)));
+});
+
+export {
+  methodNotAllowed as POST,
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

@@ -1,0 +1,18 @@
+import { jsonResponse } from "@/lib/server/errors";
+import { route } from "@/lib/server/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Every live holder session: its liveness, labels, locks held and waits (not the console's login). */
+export const GET = route(async (request, ctx) => {
+  await ctx.guard.requireRead(request);
+  return jsonResponse(await ctx.sessions.list());
+});
+
+export {
+  methodNotAllowed as POST,
+  methodNotAllowed as PUT,
+  methodNotAllowed as PATCH,
+  methodNotAllowed as DELETE,
+} from "@/lib/server/route";

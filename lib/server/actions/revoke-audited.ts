@@ -1,0 +1,123 @@
+import "server-only";
+/**
+ * `POST /api/locks/revoke` as the HTTP API runs it: the holder must have a session (409
+ * no_session: it can only be forced), the marker on the nodes still holding the value (409
+ * value_changed otherwise; 503 when too few nodes answer to reach the holder's majority), the
+ * notice, one audit entry whatever the outcome, and a follow-up that audits what the holder did by
+ * the deadline.
+ */
+import { randomUUID } from "node:crypto";
+import { DEFAULT_REVOKE_DEADLINE_MS, type RevokeRequest, type RevokeResponse } from "@/lib/api";
+import type { AuditRecord } from "../audit/audit-trail";
+import type { ConsoleContext } from "../console";
+import { ApiError } from "../errors";
+import { describeKey } from "../locks/read/key-name";
+import { sessionOfValue } from "../locks/read/ownership";
+import { isTombstone } from "../locks/read/tombstone";
+import { publishNotice } from "../sessions/notice";
+import type { Actor } from "./audited";
+import { keyOf } from "./force-release";
+import { revokeOnNodes, type RevokeMarker } from "./revoke";
+import { followUpRevoke } from "./revoke-follow-up";
+
+const NO_SESSION =
+  "This holder has no session (its value carries no session id: another library, or session: false), so it cannot be asked to release: it can only be force-released.";
+
+export async function revokeAudited(
+  ctx: ConsoleContext,
+  actor: Actor,
+  body: RevokeRequest,
+): Promise<RevokeResponse> {
+  const key = keyOf(body);
+  const { resource } = describeKey(key);
+  const auditId = randomUUID();
+  const record = (outcome: "success" | "failure", detail: string): AuditRecord => ({
+    action: "revoke",
+    actor: actor.principal.label,
+    clientIp: actor.clientIp,
+    userAgent: actor.userAgent,
+    resources: [resource],
+    value: body.expectedValue,
+    reason: body.reason,
+    outcome,
+    detail,
+  });
+  const refuse = async (error: ApiError, skip?: ReadonlySet<string>): Promise<never> => {
+    await ctx.audit.append(record("failure", `${error.code}: ${error.message}`), skip, auditId);
+    ctx.metrics.recordAction("revoke", error.code);
+    throw error;
+  };
+  if (isTombstone(body.expectedValue))
+    return refuse(
+      new ApiError(
+        "value_changed",
+        "The lock is already being force-released (its value is a tombstone): there is nothing left to ask.",
+      ),
+    );
+  const sessionId = sessionOfValue(body.expectedValue);
+  if (sessionId === null) return refuse(new ApiError("no_session", NO_SESSION));
+
+  const at = Date.now();
+  const deadlineMs = body.deadlineMs ?? DEFAULT_REVOKE_DEADLINE_MS;
+  const marker: RevokeMarker = {
+    auditId,
+    by: actor.principal.label,
+    reason: body.reason,
+    at,
+    deadlineAt: at + deadlineMs,
+    value: body.expectedValue,
+  };
+  const outcome = await revokeOnNodes(ctx.registry.nodes, key, marker, {
+    deadlineMs: ctx.nodeDeadlineMs,
+    isHung: ctx.isHung,
+  });
+  void ctx.probe.runOnce();
+  const response: RevokeResponse = {
+    serverTime: Date.now(),
+    resource,
+    auditId,
+    deadlineAt: marker.deadlineAt,
+    sessionId,
+    nodes: outcome.nodes,
+  };
+  const { quorumSize } = ctx.registry;
+  if (outcome.valueChanged) {
+    const message =
+      "A node holds another value than expected: the lock changed hands since you looked.";
+    return refuse(new ApiError("value_changed", message, response), outcome.silentNodeIds);
+  }
+  if (outcome.markedCount < quorumSize) {
+    // The holder's library acts only on a majority of markers: fewer ask nobody.
+    const unreachable = outcome.nodes.filter((node) => node.outcome === "unreachable").length;
+    const error =
+      outcome.markedCount + unreachable >= quorumSize
+        ? new ApiError(
+            "quorum_unavailable",
+            `Marked on ${outcome.markedCount} node(s) only, ${unreachable} did not answer: the holder needs the marker on ${quorumSize}.`,
+            response,
+          )
+        : new ApiError(
+            "value_changed",
+            `The lock is no longer held with this value on a majority (${outcome.markedCount} of ${quorumSize} needed): it was released or expired.`,
+            response,
+          );
+    return refuse(error, outcome.silentNodeIds);
+  }
+  await publishNotice(
+    ctx.registry.nodes,
+    sessionId,
+    { kind: "revoke", key, auditId },
+    ctx.nodeDeadlineMs,
+    outcome.silentNodeIds,
+  );
+  const first = record(
+    "success",
+    `revoke requested of holder session ${sessionId}: marked on ${outcome.markedCount} node(s), deadline in ${deadlineMs} ms`,
+  );
+  await ctx.audit.append(first, outcome.silentNodeIds, auditId);
+  ctx.metrics.recordAction("revoke", "success");
+  const { outcome: _outcome, detail: _detail, ...followUpRecord } = first;
+  // In the background: the holder answers by the deadline, not before this response.
+  void followUpRevoke(ctx, { key, marker, quorumSize }, followUpRecord);
+  return response;
+}

@@ -1,0 +1,147 @@
+import "server-only";
+/**
+ * `GET /api/sessions` and `GET /api/sessions/{id}`: every live holder session, found from the live
+ * index's rows (the sessions their values name), the waiters lists of waited-for resources, and a
+ * bounded rolling SCAN for sessions that hold nothing; each with its liveness read from the nodes
+ * (read-session.ts, one batch for all of them), its locks and its waits. One read serves every
+ * viewer for maxAgeMs: the masters' cost does not grow with viewers.
+ */
+import {
+  LIST_VALUE_MAX_CHARS,
+  MAX_SESSION_LOCKS_LISTED,
+  MAX_SESSION_WAITS_LISTED,
+  MAX_SESSIONS_LISTED,
+  type HolderSessionResponse,
+  type HolderSessionSummary,
+  type HolderSessionsCoverage,
+  type HolderSessionsResponse,
+} from "@/lib/api";
+import { ApiError } from "../errors";
+import { describeLatin1Key } from "../locks/read/key-name";
+import type { LiveIndex } from "../locks/rows/live-index";
+import type { ConsoleNode } from "../node-registry";
+import { singleFlight } from "../single-flight";
+import { holdingsBySession, waitsBySession, type Holding, type Waiting } from "./holdings";
+import { deriveLiveness, type SessionReading } from "./liveness";
+import { readSessions } from "./read-session";
+import { createSessionScan } from "./session-scan";
+import { parseHeartbeat } from "./session-keys";
+
+export interface SessionDirectoryOptions {
+  readonly nodes: readonly ConsoleNode[];
+  readonly index: LiveIndex;
+  /** Budget of one node's read, in ms. */
+  readonly deadlineMs: number;
+  /** How long one read serves every viewer. */
+  readonly maxAgeMs: number;
+}
+
+export interface SessionDirectory {
+  list(): Promise<HolderSessionsResponse>;
+  /** 404 not_found when no node knows the session and it holds and waits for nothing. */
+  get(sessionId: string): Promise<HolderSessionResponse>;
+}
+
+interface Found {
+  readonly holdings: Map<string, Holding[]>;
+  readonly waits: Map<string, Waiting[]>;
+  readonly scanned: readonly string[];
+  readonly coverage: HolderSessionsCoverage;
+}
+
+export function createSessionDirectory(options: SessionDirectoryOptions): SessionDirectory {
+  const { nodes, index, deadlineMs } = options;
+  const scan = createSessionScan(nodes, index, deadlineMs);
+
+  /** What the index, the waiters lists and (for the list) the SCAN show; `only`: one session's. */
+  const find = async (nowMs: number, only?: string): Promise<Found> => {
+    index.sweep(nowMs);
+    const [waits, scanned] = await Promise.all([
+      waitsBySession(index, nodes, deadlineMs, nowMs),
+      only === undefined ? scan.step(nowMs) : { ids: [], complete: false },
+    ]);
+    return {
+      holdings: holdingsBySession(index, only),
+      waits: waits.waits,
+      scanned: scanned.ids,
+      coverage: {
+        indexComplete: index.complete,
+        scanComplete: scanned.complete,
+        waitListsRead: waits.read,
+        waitListsSkipped: waits.skipped,
+      },
+    };
+  };
+
+  const summary = (
+    id: string,
+    readings: readonly SessionReading[],
+    found: Found,
+    nowMs: number,
+  ): HolderSessionSummary | null => {
+    const holdings = found.holdings.get(id) ?? [];
+    const waits = found.waits.get(id) ?? [];
+    const beats = readings.some((reading) => reading.answered && reading.sessionValue !== null);
+    if (holdings.length === 0 && waits.length === 0 && !beats) return null;
+    const liveness = deriveLiveness(id, readings, nowMs);
+    const heartbeat = readings
+      .map((reading) => (reading.sessionValue ? parseHeartbeat(reading.sessionValue) : null))
+      .find((parsed) => parsed !== null);
+    return {
+      id,
+      ...liveness,
+      startedAt: heartbeat?.startedAt ?? null,
+      locks: holdings.slice(0, MAX_SESSION_LOCKS_LISTED).flatMap(({ key }) => {
+        const row = index.row(key, nowMs);
+        if (!row?.value) return [];
+        return [
+          {
+            ...describeLatin1Key(key),
+            state: row.state,
+            value: row.value.slice(0, LIST_VALUE_MAX_CHARS),
+            validityMs: row.validityMs,
+          },
+        ];
+      }),
+      locksTotal: holdings.length,
+      waits: waits.slice(0, MAX_SESSION_WAITS_LISTED).map(({ key, ...wait }) => ({
+        ...describeLatin1Key(key),
+        ...wait,
+      })),
+    };
+  };
+
+  const list = singleFlight(async (): Promise<HolderSessionsResponse> => {
+    const nowMs = Date.now();
+    const found = await find(nowMs);
+    // Sessions holding the most first: those are what an operator looks for.
+    const ids = [...new Set([...found.holdings.keys(), ...found.waits.keys(), ...found.scanned])];
+    const held = (id: string) => found.holdings.get(id)?.length ?? 0;
+    ids.sort((a, b) => held(b) - held(a) || (a < b ? -1 : 1));
+    const listed = ids.slice(0, MAX_SESSIONS_LISTED);
+    const readings = await readSessions(nodes, listed, deadlineMs);
+    const serverTime = Date.now();
+    return {
+      serverTime,
+      sessions: listed.flatMap((id, at) => summary(id, readings[at]!, found, serverTime) ?? []),
+      truncated: ids.length > listed.length,
+      coverage: found.coverage,
+    };
+  }, options.maxAgeMs);
+
+  return {
+    list,
+    async get(sessionId) {
+      const found = await find(Date.now(), sessionId);
+      const [readings] = await readSessions(nodes, [sessionId], deadlineMs);
+      const serverTime = Date.now();
+      const session = summary(sessionId, readings!, found, serverTime);
+      if (!session)
+        throw new ApiError(
+          "not_found",
+          `No holder session ${sessionId}: no node has its heartbeat, and it holds and waits for nothing.`,
+        );
+      return { serverTime, session, coverage: found.coverage };
+    },
+  };
+}

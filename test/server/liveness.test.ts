@@ -1,0 +1,174 @@
+/**
+ * The liveness rule of docs/holder-sessions.md as a table of cases (no Redis): five nodes, a 1 s
+ * heartbeat (LATE_AFTER 3 s, SESSION_WINDOW 60 s). Every doubt must read as "unresponsive", never
+ * as "gone".
+ */
+import { describe, expect, it } from "vitest";
+import { deriveLiveness, type SessionReading } from "@/lib/server/sessions/liveness";
+
+const ID = "0123456789abcdef0123456789abcdef";
+const NOW = 1_700_000_000_000;
+const WINDOW_MS = 60_000;
+const UP_LONG = 3_600;
+const heartbeat = (fields: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    v: 1,
+    labels: { service: "billing", pid: "42" },
+    startedAt: NOW - 3_600_000,
+    heartbeatMs: 1_000,
+    clientId: 7,
+    ...fields,
+  });
+
+/** A node whose heartbeat was written `ageMs` ago. */
+const seen = (ageMs: number, more: Partial<SessionReading> = {}): SessionReading => ({
+  answered: true,
+  uptimeS: UP_LONG,
+  sessionValue: heartbeat(),
+  pttlMs: WINDOW_MS - ageMs,
+  clientConnected: true,
+  ...more,
+});
+const fresh = seen(200);
+const lateOpen = seen(10_000);
+const lateClosed = seen(10_000, { clientConnected: false });
+const missing: SessionReading = {
+  answered: true,
+  uptimeS: UP_LONG,
+  sessionValue: null,
+  pttlMs: -2,
+  clientConnected: null,
+};
+const silent: SessionReading = {
+  answered: false,
+  uptimeS: null,
+  sessionValue: null,
+  pttlMs: -2,
+  clientConnected: null,
+};
+const times = (count: number, reading: SessionReading) =>
+  Array<SessionReading>(count).fill(reading);
+
+describe("holder-session liveness", () => {
+  it.each<[string, SessionReading[], string]>([
+    ["fresh everywhere", times(5, fresh), "alive"],
+    [
+      "fresh on a bare majority, the rest silent",
+      [...times(3, fresh), ...times(2, silent)],
+      "alive",
+    ],
+    [
+      "fresh on two of five: not a majority",
+      [...times(2, fresh), ...times(3, lateOpen)],
+      "unresponsive",
+    ],
+    ["late everywhere, connections open (SIGSTOP, GC pause)", times(5, lateOpen), "unresponsive"],
+    [
+      "late and connection closed on a majority (SIGKILL)",
+      [...times(3, lateClosed), ...times(2, lateOpen)],
+      "gone",
+    ],
+    [
+      "late and closed on two only",
+      [...times(2, lateClosed), ...times(3, lateOpen)],
+      "unresponsive",
+    ],
+    [
+      "keys missing everywhere: late, but nothing proves the connection closed",
+      times(5, missing),
+      "unresponsive",
+    ],
+    [
+      "closed on two, missing on three: missing keys do not count toward gone",
+      [...times(2, lateClosed), ...times(3, missing)],
+      "unresponsive",
+    ],
+    [
+      "late and closed on a majority, but the connection state unknown on one of them",
+      [...times(2, lateClosed), seen(10_000, { clientConnected: null }), ...times(2, silent)],
+      "unresponsive",
+    ],
+    ["every node silent", times(5, silent), "unresponsive"],
+    [
+      "late and closed, but three nodes restarted within the window",
+      [...times(3, seen(10_000, { clientConnected: false, uptimeS: 30 })), ...times(2, lateClosed)],
+      "unresponsive",
+    ],
+    [
+      "late and closed, uptime unknown on a majority",
+      [
+        ...times(3, seen(10_000, { clientConnected: false, uptimeS: null })),
+        ...times(2, lateClosed),
+      ],
+      "unresponsive",
+    ],
+    [
+      "late and closed on a majority of all nodes, the others silent",
+      [...times(3, lateClosed), ...times(2, silent)],
+      "gone",
+    ],
+    ["just under LATE_AFTER: still fresh", times(5, seen(2_999)), "alive"],
+    ["just over LATE_AFTER, connections open", times(5, seen(3_001)), "unresponsive"],
+    [
+      "a key without TTL has no age: neither fresh nor late",
+      times(5, seen(0, { pttlMs: -1, clientConnected: false })),
+      "unresponsive",
+    ],
+    [
+      "a value that is no heartbeat",
+      times(5, seen(10_000, { sessionValue: "garbage", clientConnected: false })),
+      "unresponsive",
+    ],
+    [
+      "a heartbeat without clientId cannot prove a closed connection",
+      times(
+        5,
+        seen(10_000, { sessionValue: heartbeat({ clientId: undefined }), clientConnected: false }),
+      ),
+      "unresponsive",
+    ],
+  ])("%s: %s", (_name, readings, state) => {
+    expect(deriveLiveness(ID, readings, NOW).state).toBe(state);
+  });
+
+  it("is unknown without a session id, whatever the nodes say", () => {
+    expect(deriveLiveness(null, times(5, fresh), NOW)).toEqual({
+      state: "unknown",
+      lastSeenAt: null,
+      labels: {},
+    });
+  });
+
+  it("takes lastSeenAt from the freshest heartbeat among answering nodes, on the console's clock", () => {
+    const liveness = deriveLiveness(
+      ID,
+      [seen(5_000), seen(1_200), silent, missing, seen(800, { answered: false })],
+      NOW,
+    );
+    expect(liveness.lastSeenAt).toBe(NOW - 1_200);
+    expect(liveness.labels).toEqual({ service: "billing", pid: "42" });
+    expect(deriveLiveness(ID, times(5, missing), NOW)).toMatchObject({
+      lastSeenAt: null,
+      labels: {},
+    });
+  });
+
+  it("derives LATE_AFTER and the window from the heartbeat's own period", () => {
+    // heartbeatMs 5 s: LATE_AFTER 15 s, SESSION_WINDOW 300 s.
+    const slow = (ageMs: number, more: Partial<SessionReading> = {}) =>
+      seen(0, {
+        sessionValue: heartbeat({ heartbeatMs: 5_000 }),
+        pttlMs: 300_000 - ageMs,
+        ...more,
+      });
+    expect(deriveLiveness(ID, times(5, slow(10_000)), NOW).state).toBe("alive");
+    expect(deriveLiveness(ID, times(5, slow(20_000, { clientConnected: false })), NOW).state).toBe(
+      "gone",
+    );
+    // Up 200 s: longer than the default window, shorter than this session's: not counted.
+    expect(
+      deriveLiveness(ID, times(5, slow(20_000, { clientConnected: false, uptimeS: 200 })), NOW)
+        .state,
+    ).toBe("unresponsive");
+  });
+});
