@@ -61,6 +61,7 @@ const hold = (causes: Cause[], expiresAtMs = 10_000): Hold => ({
   expiresAtMs,
   waiters: 0,
   causes,
+  tombstone: null,
 });
 
 const mark = (value: string | null): ForceMark => ({ by: "ops", reason: "stuck", atMs: 0, value });
