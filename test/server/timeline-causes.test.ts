@@ -211,6 +211,7 @@ describe("the session checks behind expired transitions", () => {
     h.checks.emit("", h.fields("gap", "", 96_700));
     expect(h.seen()).toEqual(["acquired j", "gap "]);
     h.checks.tick(CHECKED_MS);
+    h.at(CHECKED_MS);
     h.reads[0]!.answer([fresh, fresh, fresh]);
     await settle();
     expect(h.seen()).toEqual(["acquired j", "gap ", "expired k (alive)", "acquired k"]);
@@ -230,6 +231,39 @@ describe("the session checks behind expired transitions", () => {
     await settle();
     expect(h.seen()).toEqual(["expired a (gone)", "expired b (gone)", "expired c (gone)"]);
     expect(h.checks.pending).toBe(0);
+  });
+
+  it("never puts a read off: a hold that ran out later is read again if the session read alive too early for it", async () => {
+    const h = harness();
+    const later = END_MS + 2_000;
+    h.checks.expired("a", h.fields("expired", "a", END_MS), check(), END_MS);
+    h.checks.expired("b", h.fields("expired", "b", later), check({ endMs: later }), later);
+    h.checks.tick(END_MS + SESSION_CHECK_DELAY_MS);
+    expect(h.reads).toHaveLength(1);
+    h.at(END_MS + SESSION_CHECK_DELAY_MS);
+    h.reads[0]!.answer([fresh, fresh, fresh]);
+    await settle();
+    expect(h.seen()).toEqual(["expired a (alive)"]);
+    h.checks.tick(later + SESSION_CHECK_DELAY_MS - 1);
+    expect(h.reads).toHaveLength(1);
+    h.checks.tick(later + SESSION_CHECK_DELAY_MS);
+    h.at(later + SESSION_CHECK_DELAY_MS);
+    h.reads[1]!.answer([paused, paused, paused]);
+    await settle();
+    expect(h.seen()).toEqual(["expired a (alive)", "expired b (unresponsive)"]);
+  });
+
+  it("a session read gone (or unresponsive) holds for every hold that joined the read", async () => {
+    const h = harness();
+    const later = END_MS + 2_000;
+    h.checks.expired("a", h.fields("expired", "a", END_MS), check(), END_MS);
+    h.checks.expired("b", h.fields("expired", "b", later), check({ endMs: later }), later);
+    h.checks.tick(END_MS + SESSION_CHECK_DELAY_MS);
+    h.at(END_MS + SESSION_CHECK_DELAY_MS);
+    h.reads[0]!.answer([crashed, crashed, crashed]);
+    await settle();
+    expect(h.seen()).toEqual(["expired a (gone)", "expired b (gone)"]);
+    expect(h.reads).toHaveLength(1);
   });
 
   it("reads at most `maxSessions` sessions at once: beyond, not checked, published at once", async () => {

@@ -23,7 +23,7 @@ const EXTENSION_MIN_MS = 250;
 export interface Hold {
   readonly value: string;
   readonly owner: OwnerInfo | null;
-  /** When the hold began: its owner's acquiredAt, else when it reached a majority. */
+  /** When the hold began: its owner's acquiredAt, else when it reached a majority (a reservation: when its tombstone was laid). */
   readonly sinceMs: number;
   /** The quorum-th latest expiry of the value (console clock); Infinity without a TTL. */
   expiresAtMs: number;

@@ -3,10 +3,12 @@
  * pending. An expired hold whose value names a session is held back until that session is read,
  * SESSION_CHECK_DELAY_MS after the expiry (expiry-cause.ts says why); so are the lock's later
  * transitions, so that its history stays in order. Other locks go on, and so does the fold: only
- * emission waits. Bounded: one read per session at a time (the holds of one crashed process share
- * it), at most `maxSessions` sessions pending (beyond, the cause is "not-checked"), each read
- * bounded by the node deadline (the reader's). The console reads only on expired holds, so its cost
- * follows lock traffic. No Redis here: the reader is given (read-session.ts in the console).
+ * emission waits. Bounded: holds of one session that run out while its read waits join that read
+ * (a crashed process's locks: one read); at most `maxSessions` reads waiting or in flight (beyond,
+ * the cause is "not-checked"); each read bounded by the node deadline (the reader's). A joined hold
+ * whose own check time had not come when the session read alive is read again later (it may have
+ * stopped since); gone, unresponsive and unknown hold for it as they are. The console reads only
+ * for expired holds, so its cost follows lock traffic. No Redis here: the reader is given.
  */
 import type { Transition } from "@/lib/api/timeline";
 import type { SessionReading } from "../sessions/liveness";
@@ -26,10 +28,18 @@ interface Queued {
   ready: boolean;
 }
 
+interface Expiry {
+  readonly key: string;
+  readonly check: ExpiryCheck;
+  /** When its session could first be read (sessionCheckAtMs). */
+  readonly checkAtMs: number;
+  readonly entry: Queued;
+}
+
 interface PendingRead {
-  checkAtMs: number;
-  started: boolean;
-  readonly expiries: Array<{ readonly key: string; readonly check: ExpiryCheck; entry: Queued }>;
+  /** When the read starts: the first joined expiry's check time, never put off by later ones. */
+  readonly checkAtMs: number;
+  readonly expiries: Expiry[];
 }
 
 export class SessionChecks {
@@ -37,7 +47,9 @@ export class SessionChecks {
   readonly #publish: (fields: TransitionFields) => void;
   readonly #maxSessions: number;
   readonly #now: () => number;
-  readonly #pending = new Map<string, PendingRead>();
+  /** Reads not started yet, by session: a later expiry of the session joins its read. */
+  readonly #waiting = new Map<string, PendingRead>();
+  #inFlight = 0;
   /** Per lock key with an expiry waiting for its cause: its transitions since, in order. */
   readonly #queues = new Map<string, Queued[]>();
 
@@ -53,9 +65,9 @@ export class SessionChecks {
     this.#now = now;
   }
 
-  /** Sessions waiting for their read or being read. */
+  /** Reads waiting or in flight. */
   get pending(): number {
-    return this.#pending.size;
+    return this.#waiting.size + this.#inFlight;
   }
 
   /** Publishes `fields` of lock `key` now, or after the expiry of that lock still waiting. */
@@ -67,45 +79,58 @@ export class SessionChecks {
 
   /** The `expired` transition of lock `key`: published once `check`'s session is read (or at once when it cannot be). */
   expired(key: string, fields: TransitionFields, check: ExpiryCheck, nowMs: number): void {
-    const { sessionId } = check;
-    let pending = sessionId === null ? undefined : this.#pending.get(sessionId);
-    if (sessionId !== null && !pending && this.#pending.size < this.#maxSessions) {
-      pending = { checkAtMs: sessionCheckAtMs(check.endMs, nowMs), started: false, expiries: [] };
-      this.#pending.set(sessionId, pending);
-    }
-    if (!pending) {
-      // No session (the cause says unknown), or too many being read: no read.
+    const entry: Queued = { fields, ready: false };
+    const expiry = { key, check, checkAtMs: sessionCheckAtMs(check.endMs, nowMs), entry };
+    if (!this.#wait(expiry)) {
+      // No session (the cause says unknown), or too many reads: none.
       this.emit(key, { ...fields, ...expiryCause(check, "not-checked", nowMs) });
       return;
     }
-    if (!pending.started)
-      pending.checkAtMs = Math.max(pending.checkAtMs, sessionCheckAtMs(check.endMs, nowMs));
-    const entry: Queued = { fields, ready: false };
     const queue = this.#queues.get(key);
     if (queue) queue.push(entry);
     else this.#queues.set(key, [entry]);
-    pending.expiries.push({ key, check, entry });
   }
 
   /** Starts the reads due by `nowMs` (called on every timeline tick). */
   tick(nowMs: number): void {
-    for (const [sessionId, pending] of this.#pending) {
-      if (pending.started || pending.checkAtMs > nowMs) continue;
-      pending.started = true;
+    for (const [sessionId, pending] of this.#waiting) {
+      if (pending.checkAtMs > nowMs) continue;
+      this.#waiting.delete(sessionId);
+      this.#inFlight += 1;
       void this.#read(sessionId)
         .catch((): readonly SessionReading[] => [])
-        .then((readings) => this.#settle(sessionId, pending, readings));
+        .then((readings) => this.#settle(pending, readings));
     }
   }
 
-  #settle(sessionId: string, pending: PendingRead, readings: readonly SessionReading[]): void {
-    this.#pending.delete(sessionId);
-    const checkedAtMs = this.#now();
-    for (const { check, entry } of pending.expiries) {
-      entry.fields = { ...entry.fields, ...expiryCause(check, readings, checkedAtMs) };
-      entry.ready = true;
+  /** Joins `expiry` to its session's waiting read, or starts one; false when it cannot. */
+  #wait(expiry: Expiry): boolean {
+    const { sessionId } = expiry.check;
+    if (sessionId === null) return false;
+    let pending = this.#waiting.get(sessionId);
+    if (!pending) {
+      if (this.pending >= this.#maxSessions) return false;
+      pending = { checkAtMs: expiry.checkAtMs, expiries: [] };
+      this.#waiting.set(sessionId, pending);
     }
-    for (const key of new Set(pending.expiries.map((expiry) => expiry.key))) this.#flush(key);
+    pending.expiries.push(expiry);
+    return true;
+  }
+
+  #settle(pending: PendingRead, readings: readonly SessionReading[]): void {
+    this.#inFlight -= 1;
+    const checkedAtMs = this.#now();
+    const keys = new Set<string>();
+    for (const expiry of pending.expiries) {
+      const found = expiryCause(expiry.check, readings, checkedAtMs);
+      // Read alive before a stopped holder's heartbeat could be late: again, when it can.
+      if (found.cause.session === "alive" && expiry.checkAtMs > checkedAtMs && this.#wait(expiry))
+        continue;
+      expiry.entry.fields = { ...expiry.entry.fields, ...found };
+      expiry.entry.ready = true;
+      keys.add(expiry.key);
+    }
+    for (const key of keys) this.#flush(key);
   }
 
   #flush(key: string): void {
