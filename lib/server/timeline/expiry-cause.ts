@@ -13,7 +13,7 @@ import { expiredWords } from "./wording";
  * before its expiry (a crash between two extensions, a pause) has a heartbeat that is not late yet
  * and would read as alive. By then, at the default heartbeat, a stopped holder's heartbeat is late
  * (gone or unresponsive) while a running one's is fresh (alive). A session with a longer heartbeat
- * may still read alive: the read is one, not repeated.
+ * (it is only known once read) may still read alive.
  */
 export const SESSION_CHECK_DELAY_MS = lateAfterMs(DEFAULT_HEARTBEAT_MS) + 500;
 

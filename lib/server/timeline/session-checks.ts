@@ -7,8 +7,9 @@
  * (a crashed process's locks: one read); at most `maxSessions` reads waiting or in flight (beyond,
  * the cause is "not-checked"); each read bounded by the node deadline (the reader's). A joined hold
  * whose own check time had not come when the session read alive is read again later (it may have
- * stopped since); gone, unresponsive and unknown hold for it as they are. The console reads only
- * for expired holds, so its cost follows lock traffic. No Redis here: the reader is given.
+ * stopped since); gone, unresponsive and unknown hold for it as they are. Each read is started by
+ * one expiry and an expiry starts at most one, so reads never outnumber expired holds: the
+ * console's cost follows lock traffic. No Redis here: the reader is given.
  */
 import type { Transition } from "@/lib/api/timeline";
 import type { SessionReading } from "../sessions/liveness";
