@@ -8,7 +8,26 @@ export const TRANSITION_TEXT: Record<TransitionKind, { label: string; hint: stri
     label: "expired while held",
     hint: "The value ran out instead of being released: the holder crashed, hung or paused past its TTL",
   },
-  "force-released": { label: "force-released", hint: "Deleted by an operator from this console" },
+  "force-released": {
+    label: "force-released",
+    hint: "An operator force-released it from the console: its value was deleted, or replaced by a tombstone",
+  },
+  releasing: {
+    label: "being released",
+    hint: "A force-release's tombstone keeps everyone out until the holder acknowledges or its validity ends",
+  },
+  "release-acknowledged": {
+    label: "released by the holder",
+    hint: "The holder's library acknowledged the force-release (its routine settled) and deleted the tombstone",
+  },
+  "reservation-ended": {
+    label: "reservation ended",
+    hint: "The tombstone ran out unacknowledged: the replaced value's validity is over, the lock is free",
+  },
+  "reservation-lifted": {
+    label: "reservation lifted",
+    hint: "An operator force-released the tombstone itself: the holder may not have stopped",
+  },
   evicted: {
     label: "evicted",
     hint: "A node's maxmemory policy deleted the lock key: that node no longer protects the lock",

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { epochMsSchema, MAX_RESOURCE_BYTES, nodeIdSchema } from "./common";
+import { holderSessionIdSchema } from "./holder-session";
 import { ownerInfoSchema } from "./locks";
 
 export const transitionKindSchema = z.enum([
@@ -13,10 +14,28 @@ export const transitionKindSchema = z.enum([
   "extended",
   /** The holder's value left a majority by deletes (its holder released it). */
   "released",
-  /** The holder's value left a majority by expiry: it ran out while held (crash, hang, long pause). */
+  /**
+   * The holder's value left a majority by expiry: it ran out while held (crash, hang, long pause);
+   * `cause` says what the console then read of the holder's session.
+   */
   "expired",
-  /** The holder's value was deleted by a force-release from this console. */
+  /**
+   * A force-release from the console ended the hold: the value was deleted, or replaced by a
+   * tombstone (`releasing` follows). `by`, `reason` and `auditId` say who, why and which audit entry.
+   */
   "force-released",
+  /**
+   * "Being released": a force-release's tombstone (`rlx:…`) holds a majority in place of the
+   * holder's value, so nobody takes the lock until the holder acknowledges or its validity ends.
+   * `value` is the tombstone; `owner` the replaced holder's when the console saw it.
+   */
+  "releasing",
+  /** The holder's library deleted the tombstone before its TTL: released by the holder (`heldMs` after the force-release). */
+  "release-acknowledged",
+  /** The tombstone ran out unacknowledged: the replaced holder's last validity is over, the lock is free. */
+  "reservation-ended",
+  /** A force-release of the tombstone itself lifted it: the operator accepted that the holder may not have stopped. */
+  "reservation-lifted",
   /** A node's maxmemory policy deleted a lock key: always an error (the lock's safety is gone there). */
   "evicted",
   /** Different values on different nodes for longer than EPISODE_MIN_MS. */
@@ -30,6 +49,35 @@ export const transitionKindSchema = z.enum([
   "gap",
 ]);
 export type TransitionKind = z.infer<typeof transitionKindSchema>;
+
+/**
+ * What the console read of a holder's session once its hold had expired: "gone" (connections
+ * closed, heartbeat late: it crashed), "unresponsive" (heartbeat late: paused or blocked), "alive"
+ * (heartbeating: it failed to extend), "unknown" (no session id in the value, or a majority of the
+ * nodes did not answer) or "not-checked" (too many sessions were being read at once).
+ */
+export const expirySessionStateSchema = z.enum([
+  "gone",
+  "unresponsive",
+  "alive",
+  "unknown",
+  "not-checked",
+]);
+export type ExpirySessionState = z.infer<typeof expirySessionStateSchema>;
+
+/** Why a hold expired while held, as far as the console knew (`expired` transitions only). */
+export const expiryCauseSchema = z.object({
+  session: expirySessionStateSchema,
+  /** The holder session named by the value; null when it names none. */
+  sessionId: holderSessionIdSchema.nullable(),
+  /** Console clock (epoch ms) of the session's freshest heartbeat; null when none was read. */
+  lastSeenAt: epochMsSchema.nullable(),
+  /** When the session was read (console clock); null when it was not. */
+  checkedAt: epochMsSchema.nullable(),
+  /** Nodes whose maxmemory policy evicted the value (each also has an `evicted` transition). */
+  evictedOn: z.array(nodeIdSchema),
+});
+export type ExpiryCause = z.infer<typeof expiryCauseSchema>;
 
 /** A partial or conflict state shorter than this is an acquire or release in flight, not an episode. */
 export const EPISODE_MIN_MS = 1_000;
@@ -51,9 +99,18 @@ export const transitionSchema = z.object({
   waiters: z.number().int().nonnegative(),
   /** evicted: the node that evicted; conflict/partial: the nodes that held a value. */
   nodeIds: z.array(nodeIdSchema),
-  /** force-released: who did it (the audit's actor) and why. */
+  /** force-released, releasing and what ended the tombstone: who did it (the audit's actor) and why. */
   by: z.string().nullable(),
   reason: z.string().nullable(),
+  /** The audit entry of the force-release (from the tombstone, or this console's action); null when unknown. */
+  auditId: z.string().nullable().default(null),
+  /**
+   * What happened, in one sentence, as the console knew it: e.g. "expired while held: the holder's
+   * session was unresponsive (last heartbeat 12 s before)". null for kinds that need none.
+   */
+  summary: z.string().nullable().default(null),
+  /** expired: what the console read of the holder's session; null for other kinds. */
+  cause: expiryCauseSchema.nullable().default(null),
   /** partial/conflict: when the episode began; gap: when the blind spot began. */
   since: epochMsSchema.nullable(),
   /**
@@ -83,6 +140,9 @@ export function makeTransition(
     nodeIds: [],
     by: null,
     reason: null,
+    auditId: null,
+    summary: null,
+    cause: null,
     since: null,
     afterExpired: null,
     ...fields,

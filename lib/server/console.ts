@@ -23,6 +23,7 @@ import { singleFlight } from "./single-flight";
 import { LiveIndex } from "./locks/rows/live-index";
 import { createLockReader } from "./locks/detail/read-one";
 import { createSessionDirectory, type SessionDirectory } from "./sessions/directory";
+import { readSessions } from "./sessions/read-session";
 import { createStateStore } from "./timeline/state-store";
 import { Timeline } from "./timeline/timeline";
 
@@ -115,6 +116,9 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     },
     onComplete: (nowMs) => store?.markAsOf(nowMs),
     onBriefHolds: (holds) => metrics.recordBriefHolds(holds),
+    // Only for holds that expired while held: why (the holder crashed, paused or failed to extend).
+    readSession: async (sessionId) =>
+      (await readSessions(nodes, [sessionId], nodeDeadlineMs))[0] ?? [],
   });
   if (store) {
     // History from the store first, then live transitions after it, in order.

@@ -1,7 +1,8 @@
 /**
  * The timeline's rules as tables of hand-built input, no Redis: how a hold ended (released,
  * expired, force-released, evictions beside them), what a node's change records on the hold, its
- * extensions, the hold read from the nodes, coverage and its gaps, brief holds and episodes.
+ * extensions, the hold read from the nodes, a force-release's tombstone (the hold it replaced, its
+ * own reservation and how that ended), coverage and its gaps, brief holds and episodes.
  * Three nodes (quorum 2); instants are console-clock ms.
  */
 import { describe, expect, it } from "vitest";
@@ -19,6 +20,9 @@ import {
   type ForceMark,
   type Hold,
 } from "@/lib/server/timeline/hold-fold";
+import { endOf, startOf } from "@/lib/server/timeline/hold-transitions";
+import { replacingTombstone, reservationEnd } from "@/lib/server/timeline/reservation";
+import { encodeTombstone } from "@/lib/server/locks/read/tombstone";
 
 type Cause = Hold["causes"][number];
 type State = NonNullable<Reads[number]>;
@@ -61,6 +65,7 @@ const hold = (causes: Cause[], expiresAtMs = 10_000): Hold => ({
   expiresAtMs,
   waiters: 0,
   causes,
+  tombstone: null,
 });
 
 const mark = (value: string | null): ForceMark => ({ by: "ops", reason: "stuck", atMs: 0, value });
@@ -164,6 +169,137 @@ describe("the hold read from the nodes at 5,000", () => {
       absent,
     ];
     expect(majorityHold(reads, 2, 5_000)).toMatchObject({ owner, sinceMs: 4_200, waiters: 3 });
+  });
+});
+
+/** The tombstone alice's force-release (audit "audit-1", at 6,000) lays over `replaced`. */
+const tombstoneOf = (replaced: string) =>
+  encodeTombstone(replaced, { auditId: "audit-1", by: "alice", reason: "paged", at: 6_000 });
+/** A node holding the tombstone of `replaced` (default "a") until `expiresAtMs`. */
+const t = (expiresAtMs: number, replaced = "a"): State => ({
+  ...state(tombstoneOf(replaced), expiresAtMs),
+  format: "tombstone",
+});
+const alice = { by: "alice", reason: "paged", auditId: "audit-1" };
+const FORCED = "force-released";
+const ACK = "release-acknowledged";
+const ENDED = "reservation-ended";
+const LIFTED = "reservation-lifted";
+
+describe("the hold of 'a' when a force-release's tombstone is on the nodes", () => {
+  const ops = { by: "ops", reason: "stuck", auditId: null };
+  const opsAudited = { ...ops, auditId: "audit-9" };
+  const marked = { ...mark("a"), auditId: "audit-9" };
+  const nobody = { by: null, reason: null, auditId: null };
+  const onTwo: Reads = [t(9e3), t(9e3), a(9e3)];
+  const onOne: Reads = [t(9e3), absent, absent];
+  const none: Reads = [absent, absent, absent];
+  const ofB: Reads = [t(9e3, "b"), t(9e3, "b"), absent];
+  it.each<[string, Reads, Cause[], ForceMark | undefined, string, object]>([
+    // name, the reads, causes, force mark, how it ended, by / reason / audit id
+    ["replaced on two: by its tombstone", onTwo, [U, U, K], noMark, FORCED, alice],
+    ["replaced on one so far: proved", onOne, [U, D, D], noMark, FORCED, alice],
+    ["a tombstone and the mark: its words", onTwo, [U, U, K], marked, FORCED, alice],
+    ["deleted, with the mark (gone holder)", none, [D, D, D], marked, FORCED, opsAudited],
+    ["a mark without an audit id", none, [D, D, D], mark("a"), FORCED, ops],
+    ["another value's tombstone", ofB, [U, U, D], noMark, "released", nobody],
+  ])("%s", (_name, reads, causes, forceMark, kind, actor) => {
+    const end = holdEnd(hold(causes), forceMark, 7_000, replacingTombstone("a", reads));
+    expect(end).toMatchObject({ kind, ...actor });
+  });
+
+  it("reads a tombstone on a majority as a reservation since it was laid, owned by nobody yet", () => {
+    expect(majorityHold([t(9_000), t(8_000), absent], 2, 7_000)).toMatchObject({
+      value: tombstoneOf("a"),
+      owner: null,
+      sinceMs: 6_000,
+      expiresAtMs: 8_000,
+      tombstone: { ...alice, token: expect.stringMatching(/^[0-9a-f]{40}$/) },
+    });
+  });
+});
+
+describe("how a reservation laid at 6,000, valid until 9,000, ended", () => {
+  const reservation = (causes: Cause[]) => ({
+    ...hold(causes, 9_000),
+    value: tombstoneOf("a"),
+    sinceMs: 6_000,
+    tombstone: replacingTombstone("a", [t(9_000)])!,
+  });
+  const liftMark = mark(tombstoneOf("a"));
+  it.each<[string, Cause[], ForceMark | undefined, number, string, number, string]>([
+    // name, why each node lost it, force mark, seen at, kind, ended at, by
+    ["deleted everywhere (the holder's ack)", [D, D, D], noMark, 7_000, ACK, 7_000, "alice"],
+    ["no events before its TTL: deletes", [U, U, K], noMark, 7_000, ACK, 7_000, "alice"],
+    ["expired on two: unacknowledged", [E, E, K], noMark, 9_040, ENDED, 9_000, "alice"],
+    ["no events after its TTL: expiries", [U, U, K], noMark, 9_500, ENDED, 9_000, "alice"],
+    ["as many deletes as expiries: no ack", [D, E, K], noMark, 9_040, ENDED, 9_000, "alice"],
+    ["evicted on two: no ack", [V, V, K], noMark, 7_000, ENDED, 7_000, "alice"],
+    ["this console's mark of the tombstone", [D, D, D], liftMark, 7_000, LIFTED, 7_000, "ops"],
+    ["the replaced hold's mark lifts nothing", [D, D, D], mark("a"), 7_000, ACK, 7_000, "alice"],
+  ])("%s", (_name, causes, forceMark, nowMs, kind, endMs, by) => {
+    const end = reservationEnd(reservation(causes), forceMark, nowMs);
+    expect(end).toMatchObject({ kind, endMs, heldMs: endMs - 6_000, by });
+  });
+});
+
+describe("a force-release with a tombstone, transition by transition", () => {
+  const owner = { labels: { service: "billing" }, acquiredAt: 1_000, ttlMs: 9e3, extensions: 0 };
+  const held: Hold = { ...hold([U, U, K]), owner };
+  const reads: Reads = [t(9_000), t(9_000), a(10_000)];
+
+  it("ends the hold as force-released, then reserves the lock in its owner's name", () => {
+    const ended = endOf("k", held, noMark, reads, 7_000);
+    expect(ended.fields).toMatchObject({
+      kind: FORCED,
+      value: "a",
+      heldMs: 6_000,
+      ...alice,
+      summary: 'force-released by alice: "paged" (audit audit-1)',
+    });
+    const next = majorityHold(reads, 2, 7_000)!;
+    expect(startOf("k", next, ended, undefined, 7_000).fields).toMatchObject({
+      kind: "releasing",
+      value: tombstoneOf("a"),
+      owner,
+      ...alice,
+      summary:
+        "being released: the tombstone keeps everyone out until the holder acknowledges, at most 2.0 s (the replaced value's validity)",
+    });
+  });
+
+  const lifter = { ...mark(null), auditId: "audit-2" };
+  it.each<[string, Cause[], ForceMark | undefined, number, string]>([
+    ["acknowledged", [D, D, K], noMark, 7_250, "released by the holder (acknowledged after 1.3 s)"],
+    [
+      "ran out",
+      [E, E, K],
+      noMark,
+      9_100,
+      "reservation ended after 3.0 s: the holder never acknowledged, and the replaced value's validity is over",
+    ],
+    [
+      "lifted",
+      [D, D, D],
+      lifter,
+      8_000,
+      'reservation lifted by ops: "stuck" (audit audit-2) after 2.0 s unacknowledged: the holder may not have stopped',
+    ],
+  ])("words the reservation's end: %s", (_name, causes, forceMark, nowMs, summary) => {
+    const reserved = { ...majorityHold(reads, 2, 7_000)!, causes };
+    const ended = endOf("k", reserved, forceMark, [absent, absent, absent], nowMs);
+    expect(ended.fields.summary).toBe(summary);
+  });
+
+  it("flags the next acquisition as a possible overlap only after an expiry", () => {
+    const next = majorityHold([a(20_000), a(20_000), absent], 2, 9_000)!;
+    expect(startOf("k", next, null, undefined, 9_000).fields.afterExpired).toBeNull();
+    const expired = { value: "b", owner: null, at: 8_000 };
+    expect(startOf("k", next, null, expired, 9_000).fields.afterExpired).toEqual({
+      value: "b",
+      owner: null,
+      expiredAt: 8_000,
+    });
   });
 });
 

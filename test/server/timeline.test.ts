@@ -2,8 +2,10 @@
  * The timeline on real masters: transitions folded from the live index's notifications. A holder
  * SIGKILLed while holding shows as "expired" with its owner; one SIGSTOPped past its TTL while
  * another takes the lock shows both holders and the possible overlap; a force-release names who
- * did it; an eviction (maxmemory + allkeys-lru) shows as evicted; a subscriber dropped mid-way is a
- * gap, never quiet; the feed is pushed as server-sent events; the history bound holds under 100k.
+ * did it; a force-release's tombstone ends the hold and is shown as being released, then released
+ * by the holder or ended; an eviction (maxmemory + allkeys-lru) shows as evicted; a subscriber
+ * dropped mid-way is a gap, never quiet; the feed is pushed as server-sent events; the history
+ * bound holds under 100k.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
@@ -16,6 +18,7 @@ import * as locks from "@/app/api/locks/route";
 import {
   makeTransition,
   type EventsResponse,
+  type ForceReleaseResponse,
   type LocksResponse,
   type Transition,
 } from "@/lib/api";
@@ -24,6 +27,7 @@ import { createMetrics } from "@/lib/server/metrics";
 import { History } from "@/lib/server/timeline/history";
 import { AS_OF_KEY, TRANSITIONS_STREAM } from "@/lib/server/timeline/state-store";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
+import { FakeHolderSession } from "./fixtures/holder-session";
 import { buildRequest, call, startTestConsole, type TestConsole } from "./helpers";
 
 const masters = usePrivateMasters(5);
@@ -142,6 +146,9 @@ describe("a lock's transitions", () => {
       expect(expired.value).toBe(value);
       expect(expired.owner?.labels.service).toBe("killed-worker");
       expect(expired.heldMs).toBeGreaterThanOrEqual(1_000);
+      // Its value names no holder session: nothing to read, and the transition says so.
+      expect(expired.cause).toMatchObject({ session: "unknown", sessionId: null, checkedAt: null });
+      expect(expired.summary).toMatch(/^expired while held: the holder has no session/);
     } finally {
       await kill(holder.child);
     }
@@ -190,7 +197,79 @@ describe("a lock's transitions", () => {
     });
     expect(forced.status).toBe(200);
     const seen = await waitForKinds(resource, ["acquired", "force-released"]);
-    expect(seen[1]).toMatchObject({ by: "token", reason: "stuck job, paged", value: lock.value });
+    expect(seen[1]).toMatchObject({
+      by: "token",
+      reason: "stuck job, paged",
+      value: lock.value,
+      auditId: (forced.body as ForceReleaseResponse).auditId,
+    });
+  });
+
+  describe("a force-release's tombstone (the holder's session alive)", () => {
+    /** A lock held by a live hand-written session, force-released: its tombstone is on every node. */
+    async function tombstoned(suffix: string, ttlMs: number) {
+      const session = await FakeHolderSession.open(masters.masters().urls.map((url) => ({ url })));
+      await session.heartbeat();
+      const resource = name(suffix);
+      const value = session.value(ttlMs);
+      await Promise.all(nodes.map((node) => node.set(resource, value, "PX", ttlMs)));
+      await waitForKinds(resource, ["acquired"]);
+      const forced = await call<ForceReleaseResponse>(
+        forceRelease.POST,
+        "/api/locks/force-release",
+        { body: { resource, expectedValue: value, reason: "stuck job, paged" } },
+      );
+      expect(forced.body).toMatchObject({ mode: "tombstoned", holderState: "alive" });
+      const { auditId } = forced.body;
+      const seen = await waitForKinds(resource, ["acquired", "force-released", "releasing"]);
+      const actor = { by: "token", reason: "stuck job, paged", auditId };
+      expect(seen[1]).toMatchObject({ value, ...actor });
+      expect(seen[1]!.summary).toBe(
+        `force-released by token: "stuck job, paged" (audit ${auditId})`,
+      );
+      expect(seen[2]).toMatchObject(actor);
+      expect(seen[2]!.value).toMatch(/^rlx:[0-9a-f]{40}:/);
+      expect(seen[2]!.owner?.labels.service).toBe("billing-worker");
+      expect(seen[2]!.summary).toMatch(/^being released: the tombstone keeps everyone out until/);
+      return { session, resource };
+    }
+
+    it("ends the hold as force-released, then the holder acknowledges: released by the holder", async () => {
+      const { session, resource } = await tombstoned("tombstone-acked", 30_000);
+      try {
+        await sleep(200);
+        // The holder's library acknowledges: it deletes its tombstone on every node.
+        await Promise.all(nodes.map((node) => node.del(resource)));
+        const seen = await waitForKinds(resource, [
+          "acquired",
+          "force-released",
+          "releasing",
+          "release-acknowledged",
+        ]);
+        expect(seen[3]!.heldMs).toBeGreaterThanOrEqual(200);
+        expect(seen[3]!.summary).toMatch(
+          /^released by the holder \(acknowledged after [\d.]+ m?s\)$/,
+        );
+        // The tombstone was never a holder: one change of hands.
+        expect(tc.ctx.timeline.activity(resource, Date.now()).handsLastHour).toBe(1);
+      } finally {
+        session.close();
+      }
+    });
+
+    it("a tombstone nobody acknowledges: the reservation ends with the replaced value's validity", async () => {
+      const { session, resource } = await tombstoned("tombstone-unacked", 1_500);
+      try {
+        const seen = await waitForKinds(
+          resource,
+          ["acquired", "force-released", "releasing", "reservation-ended"],
+          5_000,
+        );
+        expect(seen[3]!.summary).toMatch(/^reservation ended after [\d.]+ m?s: the holder never/);
+      } finally {
+        session.close();
+      }
+    });
   });
 
   it("a conflict that lasts is an episode; an acquire in flight is not", async () => {

@@ -103,7 +103,13 @@ export async function releaseHolder(
             ? ({ mode: "delete" } as const)
             : await decideFor(expectedValue, redisson);
         // Before the write: the timeline then tells this hold's end as a force-release by this actor.
-        ctx.timeline.markForceRelease(key.toString("latin1"), by, reason, expectedValue ?? null);
+        ctx.timeline.markForceRelease(
+          key.toString("latin1"),
+          by,
+          reason,
+          expectedValue ?? null,
+          auditId,
+        );
         return disposal;
       },
     },

@@ -1,15 +1,21 @@
 /**
  * The rules of one lock's hold, as the timeline folds it from per-node changes: a hold begins when
  * a value reaches a majority, is extended when its quorum expiry moves later, and ends when the
- * value leaves the majority: force-released when this console marked it, else expired or released
- * by why the nodes lost it. The timeline (timeline.ts) keeps the holds and emits the transitions;
- * these rules are tested as tables in test/server/timeline-rules.test.ts.
+ * value leaves the majority: force-released when this console marked it or a force-release's
+ * tombstone replaced it, else expired or released by why the nodes lost it. A tombstone on a
+ * majority is followed the same way, as a reservation, not a hold (reservation.ts says how it ends).
+ * The timeline (timeline.ts) keeps the holds and emits the transitions; these rules are tested as
+ * tables in test/server/timeline-rules.test.ts.
  */
 import type { OwnerInfo, TransitionKind } from "@/lib/api";
 import type { Reads } from "../locks/rows/live-index";
 import type { IndexedState, RemovalCause } from "../locks/watch/node-store";
 import { ownerOfValue } from "../locks/read/ownership";
+import { decodeTombstone } from "../locks/read/tombstone";
 import { majorityValue, quorumExpiry, waitersOf } from "../locks/rows/quorum";
+
+/** A force-release's tombstone, decoded: who laid it, why, its audit entry, the replaced value's token. */
+export type Tombstone = NonNullable<ReturnType<typeof decodeTombstone>>;
 
 /** An expiry that moved later by less than this is read jitter, not an extension. */
 const EXTENSION_MIN_MS = 250;
@@ -17,7 +23,7 @@ const EXTENSION_MIN_MS = 250;
 export interface Hold {
   readonly value: string;
   readonly owner: OwnerInfo | null;
-  /** When the hold began: its owner's acquiredAt, else when it reached a majority. */
+  /** When the hold began: its owner's acquiredAt, else when it reached a majority (a reservation: when its tombstone was laid). */
   readonly sinceMs: number;
   /** The quorum-th latest expiry of the value (console clock); Infinity without a TTL. */
   expiresAtMs: number;
@@ -25,6 +31,8 @@ export interface Hold {
   waiters: number;
   /** Per node, why it lost the value, once it did. */
   readonly causes: Array<RemovalCause | undefined>;
+  /** Set when the value is a force-release's tombstone: a reservation, not a hold. */
+  readonly tombstone: Tombstone | null;
 }
 
 /** A force-release this console is about to make; `value` null when it did not read the value. */
@@ -33,6 +41,8 @@ export interface ForceMark {
   readonly reason: string | null;
   readonly atMs: number;
   readonly value: string | null;
+  /** The force-release's audit entry, when the caller knows it before writing. */
+  readonly auditId?: string | null;
 }
 
 export type EndKind = Extract<TransitionKind, "released" | "expired" | "force-released">;
@@ -51,14 +61,17 @@ export function majorityHold(reads: Reads, quorumSize: number, nowMs: number): H
   const majority = majorityValue(reads, quorumSize, expiresAtOf);
   if (!majority) return null;
   const first = majority.holders[0]!;
-  const owner = first.legacyOwner ?? ownerOfValue(first.value);
+  const tombstone = first.format === "tombstone" ? decodeTombstone(first.value) : null;
+  const owner = tombstone ? null : (first.legacyOwner ?? ownerOfValue(first.value));
   return {
     value: first.value,
     owner,
-    sinceMs: owner?.acquiredAt ?? nowMs,
+    // A reservation begins when the console laid it: its `at`.
+    sinceMs: tombstone?.at ?? owner?.acquiredAt ?? nowMs,
     expiresAtMs: asInstant(quorumExpiry(majority.holders.map(expiresAtOf), quorumSize)),
     waiters: waitersOf(reads).count,
     causes: reads.map(() => undefined),
+    tombstone,
   };
 }
 
@@ -89,19 +102,11 @@ export function extendedTo(hold: Hold, reads: Reads, quorumSize: number): number
   return expiresAtMs > hold.expiresAtMs + EXTENSION_MIN_MS ? expiresAtMs : null;
 }
 
-/**
- * How a hold ended once its value left the majority, at `nowMs`: force-released when this console
- * marked it (its value, or whatever was held); else expired when at least as many nodes lost it by expiry as by a delete, released
- * otherwise. An eviction counts as neither (the node's own transition says it). A loss without
- * its event counts as an expiry once the hold's validity ran out, else as a delete: only a
- * delete removes a value before then.
- */
-export function endKind(
-  hold: Pick<Hold, "value" | "expiresAtMs" | "causes">,
-  mark: ForceMark | undefined,
+/** How many nodes lost the value by expiry and by delete (a loss without its event: see endKind). */
+export function lossTally(
+  hold: Pick<Hold, "expiresAtMs" | "causes">,
   nowMs: number,
-): EndKind {
-  if (mark && (mark.value === null || mark.value === hold.value)) return "force-released";
+): { expired: number; deleted: number } {
   let expired = 0;
   let deleted = 0;
   for (const cause of hold.causes) {
@@ -109,6 +114,29 @@ export function endKind(
     if (known === "expired") expired += 1;
     else if (known === "deleted") deleted += 1;
   }
+  return { expired, deleted };
+}
+
+/** Whether `mark` is this console's force-release of `value` (a mark made without reading it: of any). */
+export const marks = (mark: ForceMark | undefined, value: string): mark is ForceMark =>
+  mark !== undefined && (mark.value === null || mark.value === value);
+
+/**
+ * How a hold ended once its value left the majority, at `nowMs`: force-released when this console
+ * marked it (its value, or whatever was held) or a force-release's tombstone replaced it (`tombstone`:
+ * the one found on the nodes, whichever console laid it); else expired when at least as many nodes
+ * lost it by expiry as by a delete, released otherwise. An eviction counts as neither (the node's
+ * own transition says it). A loss without its event counts as an expiry once the hold's validity
+ * ran out, else as a delete: only a delete removes a value before then.
+ */
+export function endKind(
+  hold: Pick<Hold, "value" | "expiresAtMs" | "causes">,
+  mark: ForceMark | undefined,
+  nowMs: number,
+  tombstone: Tombstone | null = null,
+): EndKind {
+  if (tombstone || marks(mark, hold.value)) return "force-released";
+  const { expired, deleted } = lossTally(hold, nowMs);
   return expired > 0 && expired >= deleted ? "expired" : "released";
 }
 
@@ -118,23 +146,31 @@ export interface HoldEnd {
   /** An expiry ended when the hold's validity ran out (the nodes' events may come later). */
   readonly endMs: number;
   readonly heldMs: number;
-  /** force-released: who did it and why (the mark's); null otherwise. */
+  /** force-released: who did it and why (the tombstone's, else the mark's); null otherwise. */
   readonly by: string | null;
   readonly reason: string | null;
+  readonly auditId: string | null;
 }
 
-export function holdEnd(hold: Hold, mark: ForceMark | undefined, nowMs: number): HoldEnd {
-  const kind = endKind(hold, mark, nowMs);
+export function holdEnd(
+  hold: Hold,
+  mark: ForceMark | undefined,
+  nowMs: number,
+  tombstone: Tombstone | null = null,
+): HoldEnd {
+  const kind = endKind(hold, mark, nowMs, tombstone);
   const endMs =
     kind === "expired" && Number.isFinite(hold.expiresAtMs)
       ? Math.min(nowMs, hold.expiresAtMs)
       : nowMs;
   const forced = kind === "force-released";
+  const marked = marks(mark, hold.value) ? mark : undefined;
   return {
     kind,
     endMs,
     heldMs: Math.max(0, endMs - hold.sinceMs),
-    by: forced ? (mark?.by ?? null) : null,
-    reason: forced ? (mark?.reason ?? null) : null,
+    by: forced ? (tombstone?.by ?? marked?.by ?? null) : null,
+    reason: forced ? (tombstone?.reason ?? marked?.reason ?? null) : null,
+    auditId: forced ? (tombstone?.auditId ?? marked?.auditId ?? null) : null,
   };
 }

@@ -2,30 +2,29 @@ import "server-only";
 /**
  * Per-lock transitions folded from the live index's per-node changes: a value reaching a majority
  * is an acquisition; the holder's value leaving a majority is a release, an expiry or a
- * force-release (the rules: hold-fold.ts). Transitions are folded only while the index is whole;
- * a stretch when it is not is recorded as a gap, never as quiet, and the holds are then re-read
- * from the index without emitting anything (coverage.ts). Partial and conflict episodes
- * (episodes.ts) and brief holds (brief-holds.ts) are counted beside. This file keeps the holds and
- * wires those rules to the index, the history and the listeners.
+ * force-release (the rules: hold-fold.ts). A force-release's tombstone is a reservation, not a
+ * holder: being released, then acknowledged, ended or lifted (reservation.ts). An expiry waits for
+ * a read of the holder's session, which says why (session-checks.ts, expiry-cause.ts).
+ * Transitions are folded only while the index is whole; a stretch when it is not is recorded as a
+ * gap, never as quiet, and the holds are then re-read from the index without emitting anything
+ * (coverage.ts). Partial and conflict episodes (episodes.ts) and brief holds (brief-holds.ts) are
+ * counted beside. This file keeps the holds and wires those rules to the index, the history and
+ * the listeners.
  */
-import type { LockState, OwnerInfo } from "@/lib/api";
+import type { LockState } from "@/lib/api";
 import { makeTransition, type HistoryHorizon, type Transition } from "@/lib/api/timeline";
 import type { IndexObserver, Reads } from "../locks/rows/live-index";
 import type { RemovalCause } from "../locks/watch/node-store";
 import { describeLatin1Key } from "../locks/read/key-name";
+import { sessionOfValue } from "../locks/read/ownership";
 import { standingOf, waitersOf } from "../locks/rows/quorum";
 import { Coverage } from "./coverage";
 import { Episodes } from "./episodes";
 import { History } from "./history";
 import { BriefHolds } from "./brief-holds";
-import {
-  extendedTo,
-  holdEnd,
-  lossCause,
-  majorityHold,
-  type ForceMark,
-  type Hold,
-} from "./hold-fold";
+import { extendedTo, lossCause, majorityHold, type ForceMark, type Hold } from "./hold-fold";
+import { endOf, extendedOf, startOf, type Ended, type ExpiredHold } from "./hold-transitions";
+import { SessionChecks, type SessionReader, type TransitionFields } from "./session-checks";
 
 /** What the timeline needs of the live index. */
 export interface IndexView {
@@ -48,6 +47,10 @@ export interface TimelineOptions {
   /** Called on every tick while the index is whole: history is complete up to `nowMs`. */
   readonly onComplete?: (nowMs: number) => void;
   readonly durable?: boolean;
+  /** Reads an expired holder's session on every lock node (read-session.ts), bounded by the node deadline. */
+  readonly readSession: SessionReader;
+  /** Sessions read at once at most; an expiry beyond says "not-checked". @default 8 */
+  readonly maxSessionChecks?: number;
 }
 
 /** A force-release mark is matched to a disappearing value within this long. */
@@ -64,11 +67,12 @@ export class Timeline implements IndexObserver {
   readonly #history: History;
   readonly #holds = new Map<string, Hold>();
   readonly #episodes = new Episodes();
-  readonly #expired = new Map<string, { value: string; owner: OwnerInfo | null; at: number }>();
+  readonly #expired = new Map<string, ExpiredHold>();
   readonly #forceMarks = new Map<string, ForceMark>();
   readonly #listeners = new Set<Listener>();
   readonly #brief = new BriefHolds();
   readonly #coverage = new Coverage();
+  readonly #checks: SessionChecks;
   #nextId = 1;
   /** Transitions folded in this process (restored ones not counted). */
   #emitted = 0;
@@ -78,6 +82,11 @@ export class Timeline implements IndexObserver {
     this.#index = index;
     this.#options = options;
     this.#history = new History(options.capacity);
+    this.#checks = new SessionChecks(
+      options.readSession,
+      (fields) => this.#publish(fields),
+      options.maxSessionChecks,
+    );
   }
 
   /** Subscribes to every new transition; returns the unsubscribe. */
@@ -116,14 +125,15 @@ export class Timeline implements IndexObserver {
     );
   }
 
-  /** A force-release by `by` is about to delete `resource` (this console's action). */
+  /** A force-release by `by` is about to delete or tombstone `resource` (this console's action). */
   markForceRelease(
     resource: string,
     by: string,
     reason: string | null,
     value: string | null,
+    auditId: string | null = null,
   ): void {
-    this.#forceMarks.set(resource, { by, reason, atMs: Date.now(), value });
+    this.#forceMarks.set(resource, { by, reason, atMs: Date.now(), value, auditId });
   }
 
   /** Node `nodeIndex` changed for `key` (its removal `cause` when it lost the key); `reads` and `state` are after it. */
@@ -169,8 +179,9 @@ export class Timeline implements IndexObserver {
     this.#brief.add(key, nodeIndex, holds, this.#index.nodeIds.length, nowMs);
   }
 
-  /** Called every ~100 ms: gap bookkeeping, episodes that lasted, pruning. */
+  /** Called every ~100 ms: session reads due, gap bookkeeping, episodes that lasted, pruning. */
   tick(nowMs = Date.now()): void {
+    this.#checks.tick(nowMs);
     if (!this.#checkComplete(nowMs)) {
       this.#brief.clear();
       return;
@@ -219,68 +230,60 @@ export class Timeline implements IndexObserver {
     const quorumSize = this.#index.quorumSize;
     let hold = this.#holds.get(key);
     const standing = hold && standingOf(reads, hold.value, quorumSize);
+    let ended: Ended | null = null;
     if (hold && standing === "lost") {
-      this.#end(key, hold, nowMs);
+      ended = this.#end(key, hold, reads, nowMs);
       hold = undefined;
     } else if (hold) {
       hold.waiters = Math.max(hold.waiters, waitersOf(reads).count);
       const expiresAtMs = standing === "majority" ? extendedTo(hold, reads, quorumSize) : null;
-      if (expiresAtMs !== null) {
+      // Nobody extends a tombstone: a later expiry there is read jitter.
+      if (expiresAtMs !== null && !hold.tombstone) {
         hold.expiresAtMs = expiresAtMs;
-        this.#emit({
-          kind: "extended",
-          resource: key,
-          at: nowMs,
-          value: hold.value,
-          owner: hold.owner,
-          heldMs: nowMs - hold.sinceMs,
-          waiters: hold.waiters,
-        });
+        this.#emit(extendedOf(key, hold, nowMs));
       }
     }
     const next = hold ? null : majorityHold(reads, quorumSize, nowMs);
     if (next) {
-      this.#holds.set(key, next);
-      const previous = this.#expired.get(key);
-      this.#expired.delete(key);
-      this.#emit({
-        kind: "acquired",
-        resource: key,
-        at: nowMs,
-        value: next.value,
-        owner: next.owner,
-        waiters: next.waiters,
-        afterExpired:
-          previous && previous.value !== next.value
-            ? { value: previous.value, owner: previous.owner, expiredAt: previous.at }
-            : null,
-      });
+      const started = startOf(key, next, ended, this.#expired.get(key), nowMs);
+      // A tombstone is no new holder: the flag waits for the next acquisition.
+      if (!next.tombstone) this.#expired.delete(key);
+      this.#holds.set(key, started.hold);
+      this.#emit(started.fields);
     }
     this.#episodes.track(key, state, nowMs);
   }
 
-  #end(key: string, hold: Hold, nowMs: number): void {
+  #end(key: string, hold: Hold, reads: Reads, nowMs: number): Ended {
     this.#holds.delete(key);
-    const { endMs, ...end } = holdEnd(hold, this.#forceMarks.get(key), nowMs);
-    if (end.kind === "force-released") this.#forceMarks.delete(key);
-    if (end.kind === "expired")
-      this.#expired.set(key, { value: hold.value, owner: hold.owner, at: endMs });
-    const { value, owner, waiters } = hold;
-    this.#emit({ ...end, resource: key, at: nowMs, value, owner, waiters });
+    const ended = endOf(key, hold, this.#forceMarks.get(key), reads, nowMs);
+    if (ended.markUsed) this.#forceMarks.delete(key);
+    if (ended.fields.kind !== "expired") {
+      this.#emit(ended.fields);
+      return ended;
+    }
+    this.#expired.set(key, { value: hold.value, owner: hold.owner, at: ended.endMs });
+    const evictedOn = this.#index.nodeIds.filter((_, node) => hold.causes[node] === "evicted");
+    const check = { sessionId: sessionOfValue(hold.value), endMs: ended.endMs, evictedOn };
+    this.#checks.expired(key, ended.fields, check, nowMs);
+    return ended;
   }
 
-  #emit(
-    fields: Pick<Transition, "kind" | "resource" | "at"> & Partial<Omit<Transition, "id">>,
-  ): void {
+  /** Emits now, or after the lock's expiry that waits for its holder's session to be read. */
+  #emit(fields: TransitionFields): void {
+    if (fields.kind === "partial" || fields.kind === "conflict") {
+      const reads = this.#index.reads(fields.resource);
+      fields = { ...fields, nodeIds: this.#index.nodeIds.filter((_, index) => reads[index]) };
+    }
+    this.#checks.emit(fields.resource, fields);
+  }
+
+  #publish(fields: TransitionFields): void {
     const transition = makeTransition({
       ...fields,
       id: this.#nextId++,
       resource: displayName(fields.resource),
     });
-    if (transition.kind === "partial" || transition.kind === "conflict") {
-      const reads = this.#index.reads(fields.resource);
-      transition.nodeIds = this.#index.nodeIds.filter((_, index) => reads[index]);
-    }
     this.#emitted += 1;
     this.#history.push(transition);
     this.#options.onTransition?.(transition);

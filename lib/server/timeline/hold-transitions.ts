@@ -1,0 +1,125 @@
+/**
+ * The transitions that start and end a hold or a reservation (a force-release's tombstone), built
+ * from the rules of hold-fold.ts and reservation.ts with their sentences (wording.ts). Pure: the
+ * timeline keeps the holds and emits what these return. An `expired` transition's cause is added
+ * later, once the holder's session is read (session-checks.ts).
+ */
+import type { OwnerInfo } from "@/lib/api";
+import type { Reads } from "../locks/rows/live-index";
+import { holdEnd, marks, type ForceMark, type Hold, type Tombstone } from "./hold-fold";
+import { replacingTombstone, reservationEnd } from "./reservation";
+import type { TransitionFields } from "./session-checks";
+import {
+  acknowledgedWords,
+  forceReleasedWords,
+  releasingWords,
+  reservationEndedWords,
+  reservationLiftedWords,
+} from "./wording";
+
+/** A hold that ran out, remembered to flag the next holder as a possible overlap. */
+export interface ExpiredHold {
+  readonly value: string;
+  readonly owner: OwnerInfo | null;
+  readonly at: number;
+}
+
+export interface Ended {
+  readonly hold: Hold;
+  readonly fields: TransitionFields;
+  /** When it ended (an expiry: when its validity ran out). */
+  readonly endMs: number;
+  /** The tombstone that replaced the hold; null when none did. */
+  readonly tombstone: Tombstone | null;
+  /** Whether this console's force mark explains the end (then it is spent). */
+  readonly markUsed: boolean;
+}
+
+/** How `hold` (of lock `key`) ended at `nowMs`, `reads` being what the nodes hold now. */
+export function endOf(
+  key: string,
+  hold: Hold,
+  mark: ForceMark | undefined,
+  reads: Reads,
+  nowMs: number,
+): Ended {
+  const { value, owner, waiters } = hold;
+  const base = { resource: key, at: nowMs, value, owner, waiters };
+  if (hold.tombstone) {
+    const end = reservationEnd({ ...hold, tombstone: hold.tombstone }, mark, nowMs);
+    const summary = {
+      "release-acknowledged": () => acknowledgedWords(end.heldMs),
+      "reservation-ended": () => reservationEndedWords(end.heldMs),
+      "reservation-lifted": () => reservationLiftedWords(end, end.heldMs),
+    }[end.kind]();
+    const { kind, heldMs, by, reason, auditId } = end;
+    return {
+      hold,
+      fields: { ...base, kind, heldMs, by, reason, auditId, summary },
+      endMs: end.endMs,
+      tombstone: null,
+      markUsed: kind === "reservation-lifted",
+    };
+  }
+  const tombstone = replacingTombstone(value, reads);
+  const end = holdEnd(hold, mark, nowMs, tombstone);
+  const { kind, heldMs, by, reason, auditId } = end;
+  const forced = kind === "force-released";
+  return {
+    hold,
+    fields: {
+      ...base,
+      kind,
+      heldMs,
+      by,
+      reason,
+      auditId,
+      summary: forced ? forceReleasedWords(end) : null,
+    },
+    endMs: end.endMs,
+    tombstone,
+    markUsed: forced && marks(mark, value),
+  };
+}
+
+/** The hold of lock `key` was extended (its quorum expiry moved later), seen at `nowMs`. */
+export const extendedOf = (key: string, hold: Hold, nowMs: number): TransitionFields => ({
+  kind: "extended",
+  resource: key,
+  at: nowMs,
+  value: hold.value,
+  owner: hold.owner,
+  heldMs: nowMs - hold.sinceMs,
+  waiters: hold.waiters,
+});
+
+/**
+ * What starts when `next` reaches a majority of lock `key` at `nowMs`: a reservation ("releasing",
+ * with the owner of the hold its tombstone replaced, when that is the hold that just `ended`) or an
+ * acquisition (flagged when it follows `expired`, a hold that ran out instead of being released).
+ */
+export function startOf(
+  key: string,
+  next: Hold,
+  ended: Ended | null,
+  expired: ExpiredHold | undefined,
+  nowMs: number,
+): { hold: Hold; fields: TransitionFields } {
+  const base = { resource: key, at: nowMs, value: next.value, waiters: next.waiters };
+  const { tombstone } = next;
+  if (tombstone) {
+    const replaced = ended?.tombstone?.token === tombstone.token ? ended.hold : null;
+    const owner = replaced?.owner ?? null;
+    const { by, reason, auditId } = tombstone;
+    const summary = releasingWords(next.expiresAtMs - nowMs);
+    return {
+      hold: { ...next, owner },
+      fields: { ...base, kind: "releasing", owner, by, reason, auditId, summary },
+    };
+  }
+  const afterExpired =
+    expired && expired.value !== next.value
+      ? { value: expired.value, owner: expired.owner, expiredAt: expired.at }
+      : null;
+  return { hold: next, fields: { ...base, kind: "acquired", owner: next.owner, afterExpired } };
+}
