@@ -56,6 +56,8 @@ export class FakeHolderSession {
   async keepAlive(): Promise<void> {
     await this.heartbeat();
     this.#timer = setInterval(() => void this.heartbeat().catch(() => undefined), HEARTBEAT_MS);
+    // A test that fails before close() must not keep the worker alive.
+    this.#timer.unref();
   }
 
   /** A lock value of this session: `rl1:<token>:{…,"session":"<id>"}`. */
