@@ -16,13 +16,17 @@ test("force-release with confirmation removes the lock on every node and writes 
   await detail.goto(resource);
 
   await detail.openForceRelease();
-  const plan = detail.dialog.getByRole("table", { name: "What will be deleted" });
-  await expect(plan.getByText("will be deleted")).toHaveCount(5);
-  const confirm = detail.dialog.getByRole("button", { name: "Force-release" });
-  await expect(confirm).toBeDisabled(); // a reason is required
+  const dialog = detail.forceReleaseDialog;
+  // The console's own locks carry no holder session: the operator chooses, nothing preselected.
+  await expect(dialog.holder).toContainText("holder has no session");
+  await expect(dialog.noSessionChoice("release-now")).not.toBeChecked();
+  await expect(dialog.noSessionChoice("hold-until-ttl")).not.toBeChecked();
+  await dialog.noSessionChoice("release-now").check();
+  await expect(dialog.plan.getByText("will be deleted")).toHaveCount(5);
+  await expect(dialog.forceButton).toBeDisabled(); // a reason is required
 
   const reason = `stuck worker ${resource}`;
-  await detail.confirmForceRelease(reason);
+  await detail.confirmForceRelease(reason, "release-now");
   await expect(detail.dialog.getByRole("status")).toContainText("deleted on 5 of 5 nodes");
   await expect(detail.dialog.getByLabel("Audit entry")).toContainText(reason);
   await detail.dialog.getByRole("button", { name: "Close" }).click();
@@ -56,7 +60,7 @@ test("force-release refuses and explains when the lock changed after the dialog 
   // Another holder takes over between the operator's look and the confirmation.
   const newValue = "f".repeat(40);
   await masters.setOn([0, 1, 2, 3, 4], resource, newValue, 60_000);
-  await detail.confirmForceRelease("compare-and-delete check");
+  await detail.confirmForceRelease("compare-and-delete check", "release-now");
 
   await expect(detail.dialog.getByRole("alert")).toContainText("Nothing was deleted");
   await expect(detail.dialog.getByRole("alert")).toContainText("changed since you looked at it");

@@ -1,7 +1,7 @@
 /** Runs on desktop and (as the "phone" project) on a phone: no page may scroll sideways. */
 import { expect, test } from "./support/fixtures";
 
-const PAGES = ["/", "/events", "/latency", "/playground", "/audit", "/login"];
+const PAGES = ["/", "/sessions", "/events", "/latency", "/playground", "/audit", "/login"];
 const WIDTHS = [1280, 1024, 768, 390];
 
 for (const pathname of PAGES) {

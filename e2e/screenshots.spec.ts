@@ -66,6 +66,10 @@ for (const colorScheme of ["light", "dark"] as const) {
     await expect(page.getByTestId("history-horizon")).toBeVisible();
     await keep(page, testInfo, `events-${colorScheme}`);
 
+    await page.goto("/sessions");
+    await expect(page.getByRole("heading", { level: 1, name: "Holder sessions" })).toBeVisible();
+    await keep(page, testInfo, `sessions-${colorScheme}`);
+
     await page.goto("/audit");
     await expect(page.getByRole("table", { name: "Audit entries" })).toBeVisible();
     await keep(page, testInfo, `audit-${colorScheme}`);

@@ -5,20 +5,13 @@ import { ElapsedSince } from "@/components/locks/held-for";
 import { HolderValue } from "@/components/locks/holder-value";
 import { LockActivity } from "@/components/locks/lock-activity";
 import { LockFlags } from "@/components/locks/lock-flags";
+import { lockHref } from "@/components/locks/lock-href";
 import { LockOwnerLabel } from "@/components/locks/lock-owner";
 import { LockStateBadge } from "@/components/locks/state-badge";
 import { ValidityCountdown } from "@/components/locks/validity-countdown";
 import type { LiveLockRow } from "@/lib/api/locks";
-import { keyParamFor } from "@/lib/api/resource-key";
 import { NodePresence } from "./node-presence";
 import styles from "./locks-table.module.css";
-
-/** A key that is not UTF-8 (or very long) is opened by its bytes: `?key=<base64url>`. */
-export function lockHref(resource: string, resourceBase64?: string): string {
-  const key = keyParamFor(resource, resourceBase64);
-  if (key === undefined) return `/locks/${encodeURIComponent(resource)}`;
-  return `/locks/${encodeURIComponent(resource.slice(0, 64))}?key=${key}`;
-}
 
 interface LockRowViewProps {
   row: LiveLockRow;

@@ -17,6 +17,11 @@ export function auditQueryOptions(limit: number) {
   });
 }
 
-export function useAudit(limit: number) {
-  return useQuery({ ...auditQueryOptions(limit), enabled: useCanRead() });
+/** `refetchIntervalMs`: poll faster while waiting for an entry (e.g. a revoke's follow-up). */
+export function useAudit(limit: number, refetchIntervalMs?: number) {
+  return useQuery({
+    ...auditQueryOptions(limit),
+    ...(refetchIntervalMs === undefined ? {} : { refetchInterval: refetchIntervalMs }),
+    enabled: useCanRead(),
+  });
 }

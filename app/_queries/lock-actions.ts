@@ -9,14 +9,23 @@ import type {
   LockGrantResponse,
   ReleaseRequest,
   ReleaseResponse,
+  RevokeRequest,
+  RevokeResponse,
 } from "@/lib/api/actions";
+import type {
+  HolderSessionReleaseRequest,
+  HolderSessionReleaseResponse,
+} from "@/lib/api/holder-sessions";
 import { apiFetch } from "./api-fetch";
 
-/** Every action changes locks, writes an audit entry and feeds the latency history. */
+/**
+ * Every action changes locks (and so what holder sessions hold), writes an audit entry and feeds
+ * the latency history.
+ */
 function refreshAfterAction(queryClient: QueryClient): Promise<unknown> {
   return Promise.all(
-    [["locks"], ["lock"], ["audit"], ["latency"]].map((queryKey) =>
-      queryClient.invalidateQueries({ queryKey }),
+    [["locks"], ["lock"], ["holder-sessions"], ["holder-session"], ["audit"], ["latency"]].map(
+      (queryKey) => queryClient.invalidateQueries({ queryKey }),
     ),
   );
 }
@@ -36,3 +45,10 @@ export const useRelease = () =>
   useLockAction<ReleaseRequest, ReleaseResponse>("/api/locks/release");
 export const useForceRelease = () =>
   useLockAction<ForceReleaseRequest, ForceReleaseResponse>("/api/locks/force-release");
+/** Ask the holder to release (202): it answers by the deadline, which the audit trail records. */
+export const useRevoke = () => useLockAction<RevokeRequest, RevokeResponse>("/api/locks/revoke");
+/** Release everything one holder session holds; `preview: true` only says what would be done. */
+export const useReleaseHolderSession = (sessionId: string) =>
+  useLockAction<HolderSessionReleaseRequest, HolderSessionReleaseResponse>(
+    `/api/sessions/${sessionId}/release`,
+  );

@@ -11,6 +11,14 @@ export function formatDurationMs(durationMs: number): string {
   return `${Math.floor(totalM / 1_440)}d ${Math.floor((totalM % 1_440) / 60)}h`;
 }
 
+/** An age read at a glance: "0.4 s" under 10 s, "12 s" under a minute, then as formatDurationMs. */
+export function formatAgeMs(ageMs: number): string {
+  const ms = Math.max(0, ageMs);
+  if (ms < 10_000) return `${(ms / 1_000).toFixed(1)} s`;
+  if (ms < 60_000) return `${Math.floor(ms / 1_000)} s`;
+  return formatDurationMs(ms);
+}
+
 /** Uptime in the largest sensible unit: "42 s", "17 min", "5 h", "3 d". */
 export function formatUptimeS(uptimeS: number): string {
   if (uptimeS < 120) return `${Math.round(uptimeS)} s`;

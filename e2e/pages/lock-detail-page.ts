@@ -1,10 +1,13 @@
 import { expect, type Locator, type Page } from "@playwright/test";
+import { ForceReleaseDialog, type NoSessionChoice } from "./force-release-dialog";
 
 export class LockDetailPage {
   readonly dialog: Locator;
+  readonly forceReleaseDialog: ForceReleaseDialog;
 
   constructor(private readonly page: Page) {
-    this.dialog = page.getByRole("dialog", { name: /Force-release/ });
+    this.forceReleaseDialog = new ForceReleaseDialog(page);
+    this.dialog = this.forceReleaseDialog.root;
   }
 
   async goto(resource: string): Promise<void> {
@@ -31,19 +34,22 @@ export class LockDetailPage {
     await expect(this.dialog).toBeVisible();
   }
 
-  async confirmForceRelease(reason: string): Promise<void> {
-    await this.dialog.getByLabel(/Reason/).fill(reason);
-    await this.dialog.getByRole("button", { name: "Force-release" }).click();
+  /** Fills the reason and forces; `noSession`: the choice for a holder without a session. */
+  async confirmForceRelease(reason: string, noSession?: NoSessionChoice): Promise<void> {
+    await this.forceReleaseDialog.forceRelease(reason, noSession);
   }
 
-  /** Opens the dialog, checks that every one of `nodeCount` nodes will be deleted, confirms, waits for the result. */
+  /**
+   * Opens the dialog for a lock whose holder has no session (the console's own, another
+   * library's), checks that every one of `nodeCount` nodes will be deleted once "release now" is
+   * chosen, confirms, waits for the result.
+   */
   async forceReleaseEverywhere(reason: string, nodeCount: number): Promise<void> {
     await this.openForceRelease();
-    const plan = this.dialog.getByRole("table", { name: "What will be deleted" });
-    await expect(plan.getByText("will be deleted")).toHaveCount(nodeCount);
-    await this.confirmForceRelease(reason);
-    await expect(this.dialog.getByRole("status")).toContainText(
-      `deleted on ${nodeCount} of ${nodeCount} nodes`,
-    );
+    const dialog = this.forceReleaseDialog;
+    await dialog.noSessionChoice("release-now").check();
+    await expect(dialog.plan.getByText("will be deleted")).toHaveCount(nodeCount);
+    await dialog.forceRelease(reason, "release-now");
+    await expect(dialog.status).toContainText(`deleted on ${nodeCount} of ${nodeCount} nodes`);
   }
 }

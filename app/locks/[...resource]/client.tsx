@@ -11,6 +11,7 @@ import { LockStateBadge } from "@/components/locks/state-badge";
 import { ValidityCountdown } from "@/components/locks/validity-countdown";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { formatTimestamp } from "@/components/ui/format";
+import type { HolderSession } from "@/lib/api/holder-session";
 import { expiresAtMs, type LockDetail } from "@/lib/api/locks";
 import { HistoryHorizonNotice } from "@/components/locks/history-horizon";
 import { HoldTimeline } from "@/components/locks/hold-timeline";
@@ -20,6 +21,7 @@ import { useTransitions } from "../../_queries/events";
 import { useLock } from "../../_queries/lock";
 import { useNodes } from "../../_queries/nodes";
 import { ForceReleaseSection } from "./force-release-section";
+import { HolderSessionRows } from "./holder-session-rows";
 import { NodeHoldersTable } from "./node-holders-table";
 import { useMaxSeen } from "./use-max-seen";
 import { WaitersTable } from "./waiters-table";
@@ -27,12 +29,14 @@ import styles from "./lock-detail.module.css";
 
 interface LockSummaryProps {
   lock: LockDetail;
+  /** The holder's session (of a tombstone: of the holder it replaced). */
+  holderSession: HolderSession | null;
   /** The latest token recorded for the resource (highest counter among the nodes). */
   fencingToken: number | null;
   serverTimeMs: number;
 }
 
-function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
+function LockSummary({ lock, holderSession, fencingToken, serverTimeMs }: LockSummaryProps) {
   return (
     <dl className={styles.summary}>
       <dt>State</dt>
@@ -47,6 +51,7 @@ function LockSummary({ lock, fencingToken, serverTimeMs }: LockSummaryProps) {
           <LockOwnerLabel owner={lock.owner} />
         )}
       </dd>
+      {holderSession && <HolderSessionRows holderSession={holderSession} />}
       <dt>Held for</dt>
       <dd>
         <ElapsedSince sinceMs={lock.heldSince} label="held for" />
@@ -182,6 +187,7 @@ export function LockDetailClient({
           <section className="card" aria-label="Summary">
             <LockSummary
               lock={lock}
+              holderSession={data.holderSession}
               fencingToken={data.fencingToken}
               serverTimeMs={data.serverTime}
             />

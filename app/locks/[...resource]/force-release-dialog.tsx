@@ -8,17 +8,38 @@ import { LockOwnerLabel, OwnerLabels } from "@/components/locks/lock-owner";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { formatTimestamp } from "@/components/ui/format";
 import {
+  DEFAULT_REVOKE_DEADLINE_MS,
   MAX_REASON_LENGTH,
   MIN_REASON_LENGTH,
   type ForceReleaseResponse,
-  type NoSessionChoice,
+  type NoSessionChoice as Choice,
+  type RevokeResponse,
 } from "@/lib/api/actions";
 import type { HolderSession } from "@/lib/api/holder-session";
 import type { AuditEntry } from "@/lib/api/audit";
 import type { LockRow } from "@/lib/api/locks";
+import { AskProgress, DeadlineField, deadlineMsOf } from "./ask-to-release";
+import { forceReleasePlan, plannedDisposal } from "./force-release-plan";
 import { ForceReleasePreview, hasForeignValue } from "./force-release-preview";
 import { ForceReleaseOutcomes, ForceReleaseResult } from "./force-release-result";
+import { HolderLivenessNotice } from "./holder-liveness-notice";
+import { NoSessionChoice } from "./no-session-choice";
+import type { RevokeFollowUp } from "./revoke-progress";
 import styles from "./force-release-dialog.module.css";
+
+type ApiErrorLike = (Error & { code?: string; details?: unknown }) | null;
+
+/** "Ask to release" (revoke) as the section runs it. */
+export interface AskState {
+  pending: boolean;
+  error: ApiErrorLike;
+  /** The revoke's 202; null before asking. */
+  response: RevokeResponse | null;
+  /** Its follow-up audit entry, once written. */
+  followUp: RevokeFollowUp | null;
+  /** The polled lock no longer holds the value the operator saw. */
+  freed: boolean;
+}
 
 export interface ForceReleaseDialogProps {
   /** The lock as the operator saw it when opening the dialog (what compare-and-delete compares to). */
@@ -29,16 +50,18 @@ export interface ForceReleaseDialogProps {
     reason: string;
     force: boolean;
     /** Set when the holder has no session: what the operator chose. */
-    noSession: NoSessionChoice | null;
+    noSession: Choice | null;
   }) => void;
+  onAsk: (request: { reason: string; deadlineMs: number }) => void;
+  ask: AskState;
   onClose: () => void;
   pending: boolean;
-  error: (Error & { code?: string; details?: unknown }) | null;
+  error: ApiErrorLike;
   result: ForceReleaseResponse | null;
   auditEntry: AuditEntry | null;
 }
 
-function refusedOutcomes(error: ForceReleaseDialogProps["error"]): ForceReleaseResponse | null {
+function refusedOutcomes(error: ApiErrorLike): ForceReleaseResponse | null {
   if (error?.code !== "value_changed") return null;
   const details = error.details as Partial<ForceReleaseResponse> | undefined;
   return Array.isArray(details?.nodes) ? (details as ForceReleaseResponse) : null;
@@ -70,66 +93,28 @@ function HolderLoses({ lock }: { lock: LockRow }) {
   );
 }
 
-const HOLDER_STATE_TEXT: Record<HolderSession["state"], string> = {
-  alive: "alive: its value is replaced by a tombstone that keeps everyone out until it has stopped",
-  unresponsive:
-    "unresponsive (paused, busy or cut off): a tombstone keeps everyone out until it acknowledges or its validity ends",
-  gone: "gone (its process ended): the lock is deleted at once",
-  unknown: "no session (another library): the console cannot tell whether it still runs",
-};
-
-/** The holder's liveness, and for a holder without a session, the operator's choice. */
-function HolderLiveness({
-  holderSession,
-  noSession,
-  onNoSession,
-}: {
-  holderSession: HolderSession;
-  noSession: NoSessionChoice;
-  onNoSession: (choice: NoSessionChoice) => void;
-}) {
-  return (
-    <fieldset aria-label="Holder session">
-      <p>Holder session: {HOLDER_STATE_TEXT[holderSession.state]}.</p>
-      {holderSession.state === "unknown" && (
-        <>
-          <label className={styles.checkbox}>
-            <input
-              type="radio"
-              name="no-session"
-              checked={noSession === "release-now"}
-              onChange={() => onNoSession("release-now")}
-            />
-            Release now, accepting that the holder may still act as the owner
-          </label>
-          <label className={styles.checkbox}>
-            <input
-              type="radio"
-              name="no-session"
-              checked={noSession === "hold-until-ttl"}
-              onChange={() => onNoSession("hold-until-ttl")}
-            />
-            Hold until its TTL: nobody gets it before the holder&apos;s validity ends
-          </label>
-        </>
-      )}
-    </fieldset>
-  );
-}
-
-/** Modal confirmation for deleting a lock on every node: shows the plan, asks for a reason. */
+/**
+ * Modal for taking a lock from its holder. By the holder's session: alive or unresponsive → "Ask
+ * to release" first, with a deadline, and Force release (a tombstone) past it; gone → released at
+ * once; no session → the operator chooses, nothing preselected. Asks for a reason either way.
+ */
 export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
-  const { lock, pending, error, result } = props;
+  const { lock, holderSession, pending, error, result, ask } = props;
   const dialogRef = useRef<HTMLDialogElement>(null);
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const [reason, setReason] = useState("");
-  // Without a majority value there is nothing to compare with: only "any value" is possible.
   const [force, setForce] = useState(lock.value === null);
-  const [noSession, setNoSession] = useState<NoSessionChoice>("release-now");
-  const { holderSession } = props;
-  // A Redisson lock is deleted whatever its holder (its type cannot hold a tombstone).
-  const asksNoSession =
-    holderSession?.state === "unknown" && lock.format !== "redisson-hash" && !force;
+  const [noSession, setNoSession] = useState<Choice | null>(null);
+  const [deadlineS, setDeadlineS] = useState(String(DEFAULT_REVOKE_DEADLINE_MS / 1_000));
+  const asked = ask.response;
+  const plan = asked
+    ? ({ kind: "ask-first" } as const) // once asked, the flow stays ask-then-force
+    : forceReleasePlan({
+        lock,
+        holderSession,
+        force,
+        revokeRefusedNoSession: ask.error?.code === "no_session",
+      });
 
   useEffect(() => {
     dialogRef.current?.showModal();
@@ -137,12 +122,22 @@ export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
     reasonRef.current?.focus();
   }, []);
 
+  const confirmForce = () =>
+    props.onConfirm({
+      reason: reason.trim(),
+      force,
+      noSession: plan.kind === "choose" ? noSession : null,
+    });
+  const deadlineMs = deadlineMsOf(deadlineS);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    props.onConfirm({ reason: reason.trim(), force, noSession: asksNoSession ? noSession : null });
+    if (plan.kind !== "ask-first") confirmForce();
+    else if (!asked && deadlineMs !== null) props.onAsk({ reason: reason.trim(), deadlineMs });
+    // Once asked, Force release is its own button, offered past the deadline.
   };
   const refused = refusedOutcomes(error);
   const reasonTooShort = reason.trim().length < MIN_REASON_LENGTH;
+  const choiceMissing = plan.kind === "choose" && noSession === null;
 
   return (
     <dialog
@@ -160,39 +155,37 @@ export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
       ) : (
         <form className="stack" onSubmit={submit}>
           <p>
-            Deletes the lock on every node, even though its holder may still be working. Holder
-            value <HolderValue value={lock.value} />
+            Takes the lock from its holder on every node. Holder value{" "}
+            <HolderValue value={lock.value} />
           </p>
           <HolderLoses lock={lock} />
-          {lock.format === "redisson-hash" && (
-            <p className="muted">
-              A Redisson lock is deleted at once: it cannot be replaced by a tombstone (its
-              holder&apos;s commands would fail on a string key).
-            </p>
-          )}
-          {holderSession && !force && lock.format !== "redisson-hash" && (
-            <HolderLiveness
-              holderSession={holderSession}
-              noSession={noSession}
-              onNoSession={setNoSession}
+          <HolderLivenessNotice plan={plan} holderSession={holderSession} asked={asked !== null} />
+          {plan.kind === "choose" && <NoSessionChoice value={noSession} onChange={setNoSession} />}
+          {!asked && (
+            <ForceReleasePreview
+              nodes={lock.nodes}
+              expectedValue={lock.value}
+              force={force}
+              disposal={plannedDisposal(plan, noSession)}
             />
           )}
-          <ForceReleasePreview nodes={lock.nodes} expectedValue={lock.value} force={force} />
-          {!force && hasForeignValue(lock.nodes, lock.value) && (
+          {!asked && !force && hasForeignValue(lock.nodes, lock.value) && (
             <p className="notice notice-warn">
               Some node holds another value: compare-and-delete will refuse and delete nothing. Tick
               “Delete any value” to remove whatever each node holds.
             </p>
           )}
-          <label className={styles.checkbox}>
-            <input
-              type="checkbox"
-              checked={force}
-              disabled={lock.value === null}
-              onChange={(event) => setForce(event.target.checked)}
-            />
-            Delete any value (skip compare-and-delete)
-          </label>
+          {!asked && (
+            <label className={styles.checkbox}>
+              <input
+                type="checkbox"
+                checked={force}
+                disabled={lock.value === null}
+                onChange={(event) => setForce(event.target.checked)}
+              />
+              Delete any value (skip compare-and-delete)
+            </label>
+          )}
           <label>
             Reason (recorded in the audit trail)
             <textarea
@@ -201,10 +194,37 @@ export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
               rows={3}
               minLength={MIN_REASON_LENGTH}
               maxLength={MAX_REASON_LENGTH}
+              readOnly={asked !== null}
               value={reason}
               onChange={(event) => setReason(event.target.value)}
             />
           </label>
+          {plan.kind === "ask-first" && (
+            <DeadlineField
+              seconds={deadlineS}
+              onChange={setDeadlineS}
+              disabled={asked !== null || ask.pending}
+            />
+          )}
+          {plan.kind === "ask-first" && asked && (
+            <AskProgress
+              asked={asked}
+              followUp={ask.followUp}
+              freed={ask.freed}
+              onForce={confirmForce}
+              forcePending={pending}
+            />
+          )}
+          {ask.error && (
+            <ErrorNotice
+              error={ask.error}
+              title={
+                ask.error.code === "no_session"
+                  ? "The holder cannot be asked"
+                  : "The holder was not asked"
+              }
+            />
+          )}
           {refused && (
             <div className="stack">
               <ErrorNotice error={error} title="Nothing was deleted" />
@@ -214,11 +234,26 @@ export function ForceReleaseDialog(props: ForceReleaseDialogProps) {
           {error && !refused && <ErrorNotice error={error} title="Force-release failed" />}
           <div className={styles.actions}>
             <button type="button" onClick={props.onClose}>
-              Cancel
+              {asked ? "Close" : "Cancel"}
             </button>
-            <button type="submit" className="danger" disabled={pending || reasonTooShort}>
-              {pending ? "Releasing…" : "Force-release"}
-            </button>
+            {plan.kind === "ask-first" && !asked && (
+              <button
+                type="submit"
+                className="primary"
+                disabled={ask.pending || reasonTooShort || deadlineMs === null}
+              >
+                {ask.pending ? "Asking…" : "Ask to release"}
+              </button>
+            )}
+            {plan.kind !== "ask-first" && (
+              <button
+                type="submit"
+                className="danger"
+                disabled={pending || reasonTooShort || choiceMissing}
+              >
+                {pending ? "Releasing…" : "Force release"}
+              </button>
+            )}
           </div>
         </form>
       )}

@@ -2,7 +2,10 @@ import { shortValue } from "@/components/ui/format";
 import { PlainTable } from "@/components/ui/plain-table";
 import type { NodeHolder } from "@/lib/api/locks";
 
-type PlannedOutcome = "delete" | "keep-other" | "absent" | "unreachable";
+/** What forcing does to the value held: deleted, replaced by a tombstone, or not chosen yet. */
+export type Disposal = "delete" | "tombstone" | null;
+
+type PlannedOutcome = "act" | "keep-other" | "absent" | "unreachable";
 
 function plannedOutcome(
   holder: NodeHolder,
@@ -11,12 +14,17 @@ function plannedOutcome(
 ): PlannedOutcome {
   if (!holder.reachable) return "unreachable";
   if (holder.value === null) return "absent";
-  if (force || holder.value === expectedValue) return "delete";
+  if (force || holder.value === expectedValue) return "act";
   return "keep-other";
 }
 
-const OUTCOME_TEXT: Record<PlannedOutcome, string> = {
+const ACT_TEXT: Record<"delete" | "tombstone" | "undecided", string> = {
   delete: "will be deleted",
+  tombstone: "will be replaced by a tombstone",
+  undecided: "deleted or tombstoned, as you choose above",
+};
+
+const OTHER_TEXT: Record<Exclude<PlannedOutcome, "act">, string> = {
   "keep-other": "holds another value: compare-and-delete will refuse",
   absent: "no key: nothing to delete",
   unreachable: "not reachable: cannot be deleted now",
@@ -32,13 +40,19 @@ export function ForceReleasePreview({
   nodes,
   expectedValue,
   force,
+  disposal,
 }: {
   nodes: NodeHolder[];
   expectedValue: string | null;
   force: boolean;
+  disposal: Disposal;
 }) {
+  const actText = ACT_TEXT[disposal ?? "undecided"];
   return (
-    <PlainTable label="What will be deleted" columns={["Node", "Value there", "Action"]}>
+    <PlainTable
+      label="What force-release does on each node"
+      columns={["Node", "Value there", "Action"]}
+    >
       {nodes.map((holder) => {
         const outcome = plannedOutcome(holder, expectedValue, force);
         return (
@@ -51,7 +65,7 @@ export function ForceReleasePreview({
                 <code title={holder.value}>{shortValue(holder.value)}</code>
               )}
             </td>
-            <td>{OUTCOME_TEXT[outcome]}</td>
+            <td>{outcome === "act" ? actText : OTHER_TEXT[outcome]}</td>
           </tr>
         );
       })}

@@ -2,28 +2,44 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import type { ForceReleaseRequest, NoSessionChoice } from "@/lib/api/actions";
+import type { ForceReleaseRequest, NoSessionChoice, RevokeRequest } from "@/lib/api/actions";
 import type { HolderSession } from "@/lib/api/holder-session";
 import type { LockRow } from "@/lib/api/locks";
 import { useAudit } from "../../_queries/audit";
-import { useForceRelease } from "../../_queries/lock-actions";
+import { useForceRelease, useRevoke } from "../../_queries/lock-actions";
 import { useSession } from "../../_queries/session";
 import { ForceReleaseDialog } from "./force-release-dialog";
+import { revokeFollowUp } from "./revoke-progress";
+
+/** A key that is not valid UTF-8 is named by its exact bytes. */
+const nameOf = (lock: LockRow) =>
+  lock.resourceBase64 ? { resourceBase64: lock.resourceBase64 } : { resource: lock.resource };
 
 function forceReleaseRequest(
   lock: LockRow,
   choice: { reason: string; force: boolean; noSession: NoSessionChoice | null },
 ): ForceReleaseRequest {
   const { reason, force, noSession } = choice;
-  // A key that is not valid UTF-8 is named by its exact bytes.
-  const name = lock.resourceBase64
-    ? { resourceBase64: lock.resourceBase64 }
-    : { resource: lock.resource };
-  if (force || lock.value === null) return { ...name, force: true, reason };
-  return { ...name, expectedValue: lock.value, reason, ...(noSession ? { noSession } : {}) };
+  if (force || lock.value === null) return { ...nameOf(lock), force: true, reason };
+  return {
+    ...nameOf(lock),
+    expectedValue: lock.value,
+    reason,
+    ...(noSession ? { noSession } : {}),
+  };
 }
 
-/** The force-release button (admins only) and its dialog, fed the lock as it was when opened. */
+function revokeRequest(
+  lock: LockRow & { value: string },
+  ask: { reason: string; deadlineMs: number },
+): RevokeRequest {
+  return { ...nameOf(lock), expectedValue: lock.value, ...ask };
+}
+
+/**
+ * The force-release button (admins only) and its dialog, fed the lock as it was when opened, and
+ * the lock as polled since (to tell when an asked holder has let go).
+ */
 export function ForceReleaseSection({
   lock,
   holderSession,
@@ -35,11 +51,12 @@ export function ForceReleaseSection({
   const [seenLock, setSeenLock] = useState<LockRow | null>(null);
   const [seenHolder, setSeenHolder] = useState<HolderSession | null>(null);
   const forceRelease = useForceRelease();
-  const audit = useAudit(1_000);
+  const revoke = useRevoke();
+  const asked = revoke.data ?? null;
+  const audit = useAudit(1_000, asked ? 1_000 : undefined);
+  const entries = audit.data?.entries ?? [];
   const auditId = forceRelease.data?.auditId;
-  const auditEntry = auditId
-    ? (audit.data?.entries.find((entry) => entry.id === auditId) ?? null)
-    : null;
+  const auditEntry = auditId ? (entries.find((entry) => entry.id === auditId) ?? null) : null;
 
   // The dialog outlives the lock: after a release the result stays on screen until closed.
   if (!lock && !seenLock) return null;
@@ -53,9 +70,11 @@ export function ForceReleaseSection({
     );
   }
 
+  const stillHeld = lock !== null && seenLock !== null && lock.value === seenLock.value;
   const close = () => {
     setSeenLock(null);
     forceRelease.reset();
+    revoke.reset();
   };
   return (
     <>
@@ -76,13 +95,25 @@ export function ForceReleaseSection({
       {seenLock && (
         <ForceReleaseDialog
           lock={seenLock}
-          holderSession={seenHolder}
+          // Liveness changes while the dialog is open: the latest read, while it is of the same holder.
+          holderSession={stillHeld ? holderSession : seenHolder}
           pending={forceRelease.isPending}
           error={forceRelease.error}
           result={forceRelease.data ?? null}
           auditEntry={auditEntry}
           onClose={close}
           onConfirm={(choice) => forceRelease.mutate(forceReleaseRequest(seenLock, choice))}
+          onAsk={(request) => {
+            const { value } = seenLock;
+            if (value !== null) revoke.mutate(revokeRequest({ ...seenLock, value }, request));
+          }}
+          ask={{
+            pending: revoke.isPending,
+            error: revoke.error,
+            response: asked,
+            followUp: asked ? revokeFollowUp(entries, asked.auditId) : null,
+            freed: !stillHeld,
+          }}
         />
       )}
     </>
