@@ -30,6 +30,7 @@ export class IoredisClusterDriver implements RedisDriver {
     this.cluster = {
       askPrimaries: (commands) => this.askPrimaries(commands),
       refresh: () => client.refreshSlotsCache(),
+      primaryOf: (key) => client.slots[clusterSlot(key)]?.[0],
       // At every slot-map refresh (on MOVED, a lost connection, and every `slotsRefreshInterval`).
       onTopology: (listener) => client.on("refresh", listener),
       onServerLost: (listener) => client.on("-node", listener),
