@@ -105,7 +105,8 @@ export class NodeHeartbeat {
       return;
     this.clientId = undefined;
     this.generation += 1;
-    if (change === "lost") return;
+    // After a loss too: a cluster client opens a new connection to the key's primary on demand,
+    // and a single client's beat waits for its "ready" (beat() sends nothing while reconnecting).
     if (this.sending) this.again = true;
     else this.beat();
   }
