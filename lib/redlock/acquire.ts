@@ -6,7 +6,7 @@ import { NodeTimeoutError, ResourceLockedError } from "./errors";
 import { recordFencingToken } from "./fencing";
 import { encodeValue } from "./value";
 import { fenceKeys } from "./fencing";
-import { ownerLabels } from "./owner";
+import { ownerLabels, type OwnerLabels } from "./owner";
 import { runAttempt, type Attempt, type NodeAnswer } from "./quorum";
 import { releaseCommand } from "./release";
 import { validityMs, type Settings } from "./settings";
@@ -134,24 +134,43 @@ export async function acquire(
         }
         return step;
       },
-      // A listed wait retries the moment the release hands it the resource, or after the delay.
-      async (delayMs, pauseSignal) => {
-        const cancel = pending?.signal;
-        const either = cancel && pauseSignal ? AbortSignal.any([pauseSignal, cancel]) : cancel;
-        try {
-          await (waiter
-            ? waiter.pause(delayMs, either ?? pauseSignal)
-            : sleep(delayMs, undefined, { signal: either ?? pauseSignal }));
-        } catch (error) {
-          cancel?.throwIfAborted();
-          throw error;
-        }
-      },
+      (delayMs, pauseSignal) => pauseBeforeRetry(delayMs, pauseSignal, waiter, pending?.signal),
     );
     return { ...result, attempts };
   } finally {
     waiter?.leave();
     pending?.leave();
+  }
+}
+
+/** The Lock's owner entry: what its value says. */
+const ownerInfo = (
+  { labels }: OwnerLabels,
+  acquiredAt: number,
+  ttlMs: number,
+  session: string | undefined,
+): OwnerInfo =>
+  session === undefined
+    ? { labels, acquiredAt, ttlMs, extensions: 0 }
+    : { labels, acquiredAt, ttlMs, extensions: 0, session };
+
+/**
+ * The wait before the next attempt: a listed wait retries the moment a release hands it the
+ * resource, or after the delay. The caller's `signal` or a revoke (`cancel`, whose error is then
+ * thrown) cuts it short.
+ */
+async function pauseBeforeRetry(
+  delayMs: number,
+  signal: AbortSignal | undefined,
+  waiter: WaiterEntry | undefined,
+  cancel: AbortSignal | undefined,
+): Promise<void> {
+  const either = cancel && signal ? AbortSignal.any([signal, cancel]) : (cancel ?? signal);
+  try {
+    await (waiter ? waiter.pause(delayMs, either) : sleep(delayMs, undefined, { signal: either }));
+  } catch (error) {
+    cancel?.throwIfAborted();
+    throw error;
   }
 }
 
@@ -207,13 +226,7 @@ async function acquireOnce(
           value,
           expiration: startWall + (performance.now() - startMono) + validity,
           fencingToken,
-          owner: owner && {
-            labels: owner.labels,
-            acquiredAt: startWall,
-            ttlMs,
-            extensions: 0,
-            ...(core.session && { session: core.session.id }),
-          },
+          owner: owner && ownerInfo(owner, startWall, ttlMs, core.session?.id),
         },
       };
     }

@@ -30,6 +30,8 @@ export function parseNotice(message: string): Notice | undefined {
 
 /** Audit ids remembered as handled, so the copies published on the other nodes are not read again. */
 const HANDLED_KEPT = 1_024;
+/** After a node refused the subscription (an ACL without channels, a node down), try again after this. */
+const SUBSCRIBE_RETRY_MS = 10_000;
 
 /**
  * A session's notice channel: one subscriber connection per node (RedisDriver.subscriber; on a
@@ -39,6 +41,8 @@ const HANDLED_KEPT = 1_024;
  */
 export class NoticeChannel {
   private readonly subscribers: Array<Promise<Subscriber> | undefined>;
+  /** Per node, when a failed subscription may be tried again (epoch ms). */
+  private readonly retryAt: number[];
   /** Audit ids being checked or confirmed (insertion order: the oldest are forgotten first). */
   private readonly seen = new Set<string>();
 
@@ -50,12 +54,17 @@ export class NoticeChannel {
     private readonly timeoutMs: number,
   ) {
     this.subscribers = nodes.map(() => undefined);
+    this.retryAt = nodes.map(() => 0);
   }
 
-  /** Subscribes on each node that is not subscribed or trying to; a failed one is tried again at the next call. */
+  /**
+   * Subscribes on each node that is not subscribed or trying to (the first acquire, then every
+   * heartbeat); one that failed is tried again SUBSCRIBE_RETRY_MS later.
+   */
   subscribe(): void {
     this.nodes.forEach((node, index) => {
       if (this.subscribers[index] || node.driver.status === "end") return;
+      if (Date.now() < this.retryAt[index]!) return;
       const subscribed = node.driver.subscriber().then(async (subscriber) => {
         try {
           await subscriber.subscribe(this.channel, this.onMessage);
@@ -67,7 +76,9 @@ export class NoticeChannel {
       });
       this.subscribers[index] = subscribed;
       subscribed.catch(() => {
-        if (this.subscribers[index] === subscribed) this.subscribers[index] = undefined;
+        if (this.subscribers[index] !== subscribed) return;
+        this.subscribers[index] = undefined;
+        this.retryAt[index] = Date.now() + SUBSCRIBE_RETRY_MS;
       });
     });
   }
