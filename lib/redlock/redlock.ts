@@ -155,7 +155,7 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
     } catch (error) {
       span?.fail(error);
       // The console may have taken it: its holder hears why (using()'s signal, or "lockLost").
-      await this.holder?.notices.explainLoss(existing);
+      await this.holder?.notices.explainLoss(existing).catch(() => undefined);
       throw error;
     }
     existing.expiration = 0; // node-redlock does the same: the old handle must not be extended again
@@ -171,7 +171,8 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
     if (this.holder) {
       this.holder.holdings.extended(lock);
       if (extended.revoked)
-        for (const resource of lock.resources) void this.holder.notices.check("revoke", resource);
+        for (const resource of lock.resources)
+          void this.holder.notices.check("revoke", resource).catch(() => undefined);
     }
     return lock;
   }
