@@ -72,8 +72,17 @@ export interface Settings {
   readonly session: SessionSetting;
 }
 
-/** The `session` setting: how often the heartbeat goes out, in ms, or false for no session. */
-export type SessionSetting = { readonly heartbeatMs?: number } | false;
+/** The `session` setting: the heartbeat's period, or false for no session. */
+export type SessionSetting =
+  | {
+      /**
+       * How often the heartbeat goes out to each node, in ms; the console counts a heartbeat
+       * older than 3 periods as late, and the session key lives max(60 s, 60 periods).
+       * @default 1000
+       */
+      readonly heartbeatMs?: number;
+    }
+  | false;
 
 /** Heartbeat period of a session when the setting does not say, in ms. */
 export const DEFAULT_HEARTBEAT_MS = 1_000;
