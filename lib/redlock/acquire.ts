@@ -6,10 +6,11 @@ import { NodeTimeoutError, ResourceLockedError } from "./errors";
 import { recordFencingToken } from "./fencing";
 import { encodeValue } from "./value";
 import { fenceKeys } from "./fencing";
-import { ownerLabels } from "./owner";
+import { ownerLabels, type OwnerLabels } from "./owner";
 import { runAttempt, type Attempt, type NodeAnswer } from "./quorum";
 import { releaseCommand } from "./release";
 import { validityMs, type Settings } from "./settings";
+import type { PendingAcquire } from "./holdings";
 import type { ExecutionStats, OwnerInfo } from "./types";
 import { WaiterEntry } from "./waiters";
 import { defineScript, type Script, type ScriptArg } from "./script";
@@ -106,6 +107,8 @@ export async function acquire(
 ): Promise<AcquiredLock> {
   // Built at the first failed attempt only: an uncontended acquire pays nothing for waiters.
   let waiter: WaiterEntry | undefined;
+  // Likewise: a revoke of these resources cancels the session's acquires that wait for them.
+  let pending: PendingAcquire | undefined;
   const waits = settings.waiters && settings.retryCount !== 0;
   const sinceMs = Date.now();
   try {
@@ -115,7 +118,9 @@ export async function acquire(
       settings,
       signal,
       async () => {
+        pending?.signal.throwIfAborted();
         const step = await acquireOnce(core, resources, ttlMs, settings);
+        if (!step.result) pending ??= core.session?.waiting(resources);
         if (!step.result && waits) {
           waiter ??= new WaiterEntry(
             core,
@@ -129,15 +134,43 @@ export async function acquire(
         }
         return step;
       },
-      // A listed wait retries the moment the release hands it the resource, or after the delay.
-      (delayMs, pauseSignal) =>
-        waiter
-          ? waiter.pause(delayMs, pauseSignal)
-          : sleep(delayMs, undefined, { signal: pauseSignal }),
+      (delayMs, pauseSignal) => pauseBeforeRetry(delayMs, pauseSignal, waiter, pending?.signal),
     );
     return { ...result, attempts };
   } finally {
     waiter?.leave();
+    pending?.leave();
+  }
+}
+
+/** The Lock's owner entry: what its value says. */
+const ownerInfo = (
+  { labels }: OwnerLabels,
+  acquiredAt: number,
+  ttlMs: number,
+  session: string | undefined,
+): OwnerInfo =>
+  session === undefined
+    ? { labels, acquiredAt, ttlMs, extensions: 0 }
+    : { labels, acquiredAt, ttlMs, extensions: 0, session };
+
+/**
+ * The wait before the next attempt: a listed wait retries the moment a release hands it the
+ * resource, or after the delay. The caller's `signal` or a revoke (`cancel`, whose error is then
+ * thrown) cuts it short.
+ */
+async function pauseBeforeRetry(
+  delayMs: number,
+  signal: AbortSignal | undefined,
+  waiter: WaiterEntry | undefined,
+  cancel: AbortSignal | undefined,
+): Promise<void> {
+  const either = cancel && signal ? AbortSignal.any([signal, cancel]) : (cancel ?? signal);
+  try {
+    await (waiter ? waiter.pause(delayMs, either) : sleep(delayMs, undefined, { signal: either }));
+  } catch (error) {
+    cancel?.throwIfAborted();
+    throw error;
   }
 }
 
@@ -164,7 +197,7 @@ async function acquireOnce(
   const startMono = performance.now();
   const startWall = Date.now();
   const owner = ownerLabels(settings);
-  const value = encodeValue(randomValue(), owner?.json, startWall, ttlMs);
+  const value = encodeValue(randomValue(), owner?.json, startWall, ttlMs, core.session?.id);
   const { script, keys, args } = acquireCommand(core, resources, value, ttlMs, settings.fencing);
   const attempt = await runAttempt(core.nodes, {
     script,
@@ -193,7 +226,7 @@ async function acquireOnce(
           value,
           expiration: startWall + (performance.now() - startMono) + validity,
           fencingToken,
-          owner: owner && { labels: owner.labels, acquiredAt: startWall, ttlMs, extensions: 0 },
+          owner: owner && ownerInfo(owner, startWall, ttlMs, core.session?.id),
         },
       };
     }

@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ExecutionError, NodeQuarantinedError } from "./errors";
 import type { ReleaseWaiter } from "./handoff";
+import type { PendingAcquire } from "./holdings";
 import type { RedlockNode } from "./node";
 import type { Attempt } from "./quorum";
 import { retryWaitMs, type Settings } from "./settings";
@@ -20,6 +21,12 @@ export interface Core {
   wantsEvents(): boolean;
   /** Wakes a waiting acquire when its resources are released (handoff.ts); unset: plain sleeps. */
   readonly releaseWaiter?: ReleaseWaiter;
+  /** The instance's holder session (session.ts); unset with `session: false`. */
+  readonly session?: {
+    readonly id: string;
+    /** An acquire of `resources` waits to retry: a revoke of one of them cancels it. */
+    waiting(resources: readonly string[]): PendingAcquire;
+  };
 }
 
 const retryFailedMessage = "The operation was unable to achieve a quorum during its retry window.";

@@ -74,6 +74,60 @@ export class NodeUnavailableError extends RedlockError {
   }
 }
 
+/** Who acted on a lock from the console, and why (the console's audit entry). */
+export interface ConsoleAction {
+  /** The resource the console acted on. */
+  readonly resource: string;
+  /** The console's audit entry for the action. */
+  readonly auditId: string;
+  /** Who acted (the console user). */
+  readonly by: string;
+  /** Why, as the operator wrote it. */
+  readonly reason: string;
+}
+
+/**
+ * An operator force-released this lock in the console: its keys now hold the console's tombstone,
+ * so nobody else acquires the resource until this process lets go (its `using()` routine settles,
+ * or it calls `release()`) or the lock's last validity ends. Extensions no longer succeed.
+ */
+export class LockForceReleasedError extends RedlockError implements ConsoleAction {
+  override name = "LockForceReleasedError";
+  readonly resource: string;
+  readonly auditId: string;
+  readonly by: string;
+  readonly reason: string;
+
+  constructor(action: ConsoleAction) {
+    super(
+      `The lock on "${action.resource}" was force-released by ${action.by} (audit ${action.auditId}): ${action.reason}`,
+    );
+    ({ resource: this.resource, auditId: this.auditId, by: this.by, reason: this.reason } = action);
+  }
+}
+
+/**
+ * An operator asked, in the console, that this process let go of the lock by `deadlineAt` (epoch
+ * ms). The lock is still held: `using()` keeps extending it until its routine settles or the
+ * deadline passes, then releases it as usual; past the deadline the operator may force it.
+ */
+export class LockRevokedError extends RedlockError implements ConsoleAction {
+  override name = "LockRevokedError";
+  readonly resource: string;
+  readonly auditId: string;
+  readonly by: string;
+  readonly reason: string;
+  readonly deadlineAt: number;
+
+  constructor(action: ConsoleAction & { readonly deadlineAt: number }) {
+    super(
+      `${action.by} asked to release the lock on "${action.resource}" by ${new Date(action.deadlineAt).toISOString()} (audit ${action.auditId}): ${action.reason}`,
+    );
+    ({ resource: this.resource, auditId: this.auditId, by: this.by, reason: this.reason } = action);
+    this.deadlineAt = action.deadlineAt;
+  }
+}
+
 const REDLOCK_ERROR_NAMES = new Set([
   "RedlockError",
   "ResourceLockedError",
@@ -81,6 +135,8 @@ const REDLOCK_ERROR_NAMES = new Set([
   "NodeTimeoutError",
   "NodeQuarantinedError",
   "NodeUnavailableError",
+  "LockForceReleasedError",
+  "LockRevokedError",
 ]);
 
 /**
@@ -97,3 +153,8 @@ export const isExecutionError = (error: unknown): error is ExecutionError =>
   error instanceof ExecutionError || (named(error, "ExecutionError") && "attempts" in error);
 export const isResourceLockedError = (error: unknown): error is ResourceLockedError =>
   error instanceof ResourceLockedError || named(error, "ResourceLockedError");
+export const isLockForceReleasedError = (error: unknown): error is LockForceReleasedError =>
+  error instanceof LockForceReleasedError ||
+  (named(error, "LockForceReleasedError") && "auditId" in error);
+export const isLockRevokedError = (error: unknown): error is LockRevokedError =>
+  error instanceof LockRevokedError || (named(error, "LockRevokedError") && "deadlineAt" in error);

@@ -1,34 +1,62 @@
 import { withRetries, type Core } from "./core";
 import { ExecutionError, ResourceLockedError } from "./errors";
-import { quorumSize, runAttempt, type NodeAnswer } from "./quorum";
+import { revokeKey } from "./keys";
+import { quorumSize, runAttempt, type Attempt, type NodeAnswer } from "./quorum";
 import { validityMs, type Settings } from "./settings";
 import type { ExecutionStats } from "./types";
 import { defineScript } from "./script";
 
-/** Resets the TTL of every resource, only if all still hold the value. Returns the count extended. */
-export const EXTEND = defineScript<readonly [value: string, ttlMs: number], number>(`
-for _, key in ipairs(KEYS) do
-  if redis.call("get", key) ~= ARGV[1] then
+/**
+ * Resets the TTL of every resource, only if all still hold the value. Returns the count extended.
+ * With ARGV[3] (a session's lock), KEYS[1..ARGV[3]] are the resources and the rest their revoke
+ * markers (keys.ts revokeKey, each in its resource's slot): the reply is then {count, 1} when one
+ * of them asks for this very value back, so a revoke whose notice was lost is still seen at the
+ * next extension. The lock is extended all the same: a revoked holder keeps it until it lets go.
+ */
+export const EXTEND = defineScript<
+  | readonly [value: string, ttlMs: number]
+  | readonly [value: string, ttlMs: number, resourceCount: number],
+  number | [count: number, revoked: 1]
+>(`
+local count = tonumber(ARGV[3]) or #KEYS
+for i = 1, count do
+  if redis.call("get", KEYS[i]) ~= ARGV[1] then
     return 0
   end
 end
-for _, key in ipairs(KEYS) do
-  redis.call("pexpire", key, ARGV[2])
+for i = 1, count do
+  redis.call("pexpire", KEYS[i], ARGV[2])
 end
-return #KEYS
+for i = count + 1, #KEYS do
+  local marker = redis.call("get", KEYS[i])
+  if marker then
+    local ok, revoke = pcall(cjson.decode, marker)
+    if ok and type(revoke) == "table" and revoke.value == ARGV[1] then return {count, 1} end
+  end
+end
+return count
 `);
 
 const judgeExtend =
   (resourceCount: number) =>
-  (reply: unknown): NodeAnswer =>
-    Number(reply) === resourceCount
+  (reply: unknown): NodeAnswer => {
+    const count = Number(Array.isArray(reply) ? reply[0] : reply);
+    return count === resourceCount
       ? { vote: "for", reply }
       : {
           vote: "against",
           error: new ResourceLockedError(
-            `The operation was applied to: ${Number(reply)} of the ${resourceCount} requested resources.`,
+            `The operation was applied to: ${count} of the ${resourceCount} requested resources.`,
           ),
         };
+  };
+
+/**
+ * Whether a node said a revoke marker asks for the lock back: then the session reads the markers,
+ * and acts only on a majority (notices.ts).
+ */
+const revokeSeen = (answers: Attempt["answers"]) =>
+  answers.some((answer) => answer?.vote === "for" && Array.isArray(answer.reply));
 
 export interface ExtendTarget {
   readonly resources: string[];
@@ -46,12 +74,18 @@ export async function extend(
   ttlMs: number,
   settings: Settings,
   signal?: AbortSignal,
-): Promise<{ expiration: number; attempts: Promise<ExecutionStats>[] }> {
+): Promise<{ expiration: number; revoked: boolean; attempts: Promise<ExecutionStats>[] }> {
   if (target.expiration < Date.now())
     throw new ExecutionError("Cannot extend an already-expired lock.", []);
   // Once this many nodes say the lock is not ours, no majority can extend it: retrying is pointless.
   const majorityGone = core.nodes.length - quorumSize(core.nodes.length) + 1;
   const { resources, value } = target;
+  const { keys, args } = core.session
+    ? {
+        keys: [...resources, ...resources.map(revokeKey)],
+        args: [value, ttlMs, resources.length] as const,
+      }
+    : { keys: resources, args: [value, ttlMs] as const };
   const { result, attempts } = await withRetries(
     core,
     { operation: "extend", resources: target.resources },
@@ -61,8 +95,8 @@ export async function extend(
       const startWall = Date.now();
       const attempt = await runAttempt(core.nodes, {
         script: EXTEND,
-        keys: resources,
-        args: [value, ttlMs],
+        keys,
+        args,
         timeoutMs: Math.min(settings.nodeTimeout, ttlMs),
         judge: judgeExtend(target.resources.length),
         decideEarly: true,
@@ -71,7 +105,9 @@ export async function extend(
       });
       const validity = validityMs(ttlMs, attempt.elapsedMs, settings.driftFactor);
       if (attempt.won && validity > 0) {
-        return { attempt, result: { expiration: startWall + attempt.elapsedMs + validity } };
+        const expiration = startWall + attempt.elapsedMs + validity;
+        const revoked = revokeSeen(attempt.answers);
+        return { attempt, result: { expiration, revoked } };
       }
       // "Not ours" and Redis refusing the command (e.g. WRONGTYPE) are final answers; timeouts are not.
       const goneCount = attempt.answers.filter(
@@ -82,5 +118,5 @@ export async function extend(
       return { attempt, retryable: goneCount < majorityGone && target.expiration > Date.now() };
     },
   );
-  return { expiration: result.expiration, attempts };
+  return { ...result, attempts };
 }

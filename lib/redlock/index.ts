@@ -2,16 +2,32 @@ export { default } from "./redlock";
 export { Lock, type LockManager } from "./lock";
 export {
   ExecutionError,
+  LockForceReleasedError,
+  LockRevokedError,
   NodeQuarantinedError,
   NodeTimeoutError,
   NodeUnavailableError,
   RedlockError,
   ResourceLockedError,
   isExecutionError,
+  isLockForceReleasedError,
+  isLockRevokedError,
   isRedlockError,
   isResourceLockedError,
+  type ConsoleAction,
 } from "./errors";
-export { defaultSettings, validityMs } from "./settings";
+export { DEFAULT_HEARTBEAT_MS, defaultSettings, validityMs } from "./settings";
+export { lateAfterMs, sessionWindowMs, type SessionInfo } from "./session";
+export {
+  decodeRevokeMarker,
+  decodeTombstone,
+  TOMBSTONE_PREFIX,
+  tombstonePrefix,
+  type RevokeMarker,
+  type Tombstone,
+} from "./marks";
+export type { Notice } from "./notices";
+export type { LockLostEvent, LockRevokedEvent } from "./holdings";
 export { quorumSize } from "./quorum";
 export {
   auxiliaryKeyOf,
@@ -21,13 +37,15 @@ export {
   hasHashTag,
   legacyFenceKey,
   legacyOwnerKey,
+  noticeChannel,
   RESERVED_PREFIX,
   revokeKey,
+  sessionKey,
   slotHashTag,
   waitersKey,
   type AuxiliaryKind,
 } from "./keys";
-export { decodeValue, VALUE_FORMAT_PREFIX, wasExtended } from "./value";
+export { decodeValue, VALUE_FORMAT_PREFIX, wasExtended, type DecodedValue } from "./value";
 export { OWNER_LABELS_MAX_BYTES } from "./owner";
 export { INSPECT_MAX_RESOURCES } from "./inspect";
 export {
@@ -37,7 +55,7 @@ export {
   type ScriptArg,
   type ScriptKey,
 } from "./script";
-export type { CallSettings, Settings } from "./settings";
+export type { CallSettings, SessionSetting, Settings } from "./settings";
 export type {
   Client,
   IoredisClient,

@@ -1,7 +1,7 @@
 import type { Core } from "./core";
 import { legacyOwnerKey, waitersKey } from "./keys";
 import { isLabels, parseOwner } from "./owner";
-import { decodeValue, VALUE_FORMAT_PREFIX } from "./value";
+import { decodeValue, SESSION_ID, VALUE_FORMAT_PREFIX } from "./value";
 import { quorumSize, runAttempt } from "./quorum";
 import type { Settings } from "./settings";
 import type { NodeInspection, OwnerInfo, ResourceInspection, WaiterInfo } from "./types";
@@ -57,8 +57,10 @@ function parseWaiters(listed: readonly string[]): WaiterInfo[] {
       const member = JSON.parse(listed[index]!) as Partial<WaiterInfo>;
       if (typeof member.id !== "string" || !isLabels(member.labels)) continue;
       if (typeof member.since !== "number") continue;
-      const { id, labels, since } = member;
-      waiters.push({ id, labels, since, expiresAt: Number(listed[index + 1]) });
+      const { id, labels, since, session } = member;
+      const expiresAt = Number(listed[index + 1]);
+      const sessionField = typeof session === "string" && SESSION_ID.test(session) && { session };
+      waiters.push({ id, labels, since, ...sessionField, expiresAt });
     } catch {
       // Not a member this library wrote: skip it.
     }

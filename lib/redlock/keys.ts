@@ -9,12 +9,14 @@
  * - the rare one with a `}` but no valid tag (`a}b`, `{}x}`), and "", gets a short tag that Redis
  *   hashes to the resource's own slot (found by CRC16, as Redis computes it): `redlock:{<tag>}:<kind>:a}b`.
  * The three forms cannot be confused with one another, so `auxiliaryKeyOf` maps any of them back.
+ * One written exception: a holder session's heartbeat key (sessionKey) belongs to a process, not to
+ * a resource, and no multi-key script touches it.
  */
 export const RESERVED_PREFIX = "redlock:";
 
 /**
  * What an auxiliary key is for; `owner` is only read: 1.x wrote owner entries, 2.x keeps the owner
- * in the value; `revoke` is the console's request that the holder let go (docs/holder-sessions.md).
+ * in the value. `revoke` is the console's request that the holder let go (docs/holder-sessions.md).
  */
 export type AuxiliaryKind = "fence" | "waiters" | "owner" | "revoke";
 const KINDS: readonly AuxiliaryKind[] = ["fence", "waiters", "owner", "revoke"];
@@ -114,8 +116,22 @@ export const fenceKey = <N extends Name>(resource: N): N => auxiliaryKey("fence"
 /** The contenders waiting for a resource: a sorted set of JSON members scored by their expiry (epoch ms). */
 export const waitersKey = <N extends Name>(resource: N): N => auxiliaryKey("waiters", resource);
 
-/** The console's revoke marker for a resource: who asks its holder to release it, why, by when. */
+/**
+ * The console's revoke marker for a resource (JSON naming the lock's value, who asks and by when),
+ * read by the holder's library on a notice and by every extension of a session's lock.
+ */
 export const revokeKey = <N extends Name>(resource: N): N => auxiliaryKey("revoke", resource);
+
+/**
+ * A holder session's heartbeat key, `redlock:session:{<id>}`: per process, not per resource, so it
+ * lives in the slot of its id (whichever shard owns it) and is the one auxiliary key outside its
+ * resource's slot. No multi-key script ever touches it: one `SET` writes it, `GET`/`PTTL` read it.
+ */
+export const sessionKey = (sessionId: string): string => `${RESERVED_PREFIX}session:{${sessionId}}`;
+
+/** The channel on which the console tells a session about its locks: `redlock:notice:{<id>}`. */
+export const noticeChannel = (sessionId: string): string =>
+  `${RESERVED_PREFIX}notice:{${sessionId}}`;
 
 /** 1.x's fence counter name (`redlock:fence:<resource>`), still raised on single servers for one major version. */
 export const legacyFenceKey = (resource: string) => `${RESERVED_PREFIX}fence:${resource}`;

@@ -9,7 +9,9 @@ import { Lock, type LockManager } from "./lock";
 import { defineBatchScript } from "./batch";
 import { FENCE } from "./fencing";
 import { RedlockNode } from "./node";
+import { recordRevokedRelease } from "./marks";
 import { RELEASE, RELEASE_ONE, release } from "./release";
+import { HolderSession, type SessionInfo } from "./session";
 import {
   assertResources,
   assertTtl,
@@ -45,12 +47,16 @@ export const LOCK_BATCH_SCRIPT = defineBatchScript([
  * The Redlock algorithm on independent Redis masters, with node-redlock v5's API.
  * Emits `"error"` for each vote against of every attempt (ResourceLockedError included, only when
  * listened to, as node-redlock) and `"operation"`
- * (an OperationEvent) after every acquire, extend and release.
+ * (an OperationEvent) after every acquire, extend and release. With a session, also `"lockLost"`
+ * (a LockLostEvent: the console force-released a lock held without `using()`) and `"lockRevoked"`
+ * (a LockRevokedEvent: the console asks for such a lock back; release it to answer).
  */
 export default class Redlock extends EventEmitter implements LockManager, LockOperations {
   readonly clients: Set<Client>;
   readonly settings: Settings;
   private readonly core: Core;
+  /** Unset with `session: false`. */
+  private readonly holder: HolderSession | undefined;
   /** Set only when @opentelemetry/api is installed. */
   private readonly tracer = loadTracer();
 
@@ -64,9 +70,15 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
       (client, index) =>
         new RedlockNode(client, index, this.settings.restartQuarantine, LOCK_BATCH_SCRIPT),
     );
+    // A bare-token value (`owner: false`) cannot carry the session's id: no session either.
+    this.holder =
+      this.settings.session === false || this.settings.owner === false
+        ? undefined
+        : new HolderSession(nodes, this.settings, (event, payload) => this.emit(event, payload));
     this.core = {
       nodes,
       releaseWaiter: new ReleaseWaiter(nodes),
+      session: this.holder,
       wantsEvents: () => this.listenerCount("operation") > 0 || this.listenerCount("error") > 0,
       emitOperation: (event: OperationEvent) => {
         this.emit("operation", event);
@@ -86,10 +98,11 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
       assertOneSlot(resources);
     const resolved = resolveSettings(this.settings, settings);
     const span = this.startSpan("acquire", resources, duration);
+    this.holder?.start();
     try {
       const acquired = await acquire(this.core, resources, duration, resolved, settings.signal);
       span?.succeed(acquired.attempts);
-      return new Lock(
+      const lock = new Lock(
         this,
         [...resources],
         acquired.value,
@@ -98,6 +111,8 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
         acquired.fencingToken,
         acquired.owner,
       );
+      this.holder?.holdings.acquired(lock);
+      return lock;
     } catch (error) {
       span?.fail(error);
       throw error;
@@ -108,12 +123,16 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
   async release(lock: Lock, settings: Partial<Settings> = {}): Promise<ReleaseResult> {
     assertResources(lock.resources);
     const span = this.startSpan("release", lock.resources);
+    const revokes = this.holder?.holdings.released(lock.value);
     const result = await release(
       this.core,
       lock.resources,
       lock.value,
       resolveSettings(this.settings, settings),
     );
+    if (revokes && !result.alreadyReleased)
+      for (const [resource, revoke] of revokes)
+        recordRevokedRelease(this.core.nodes, resource, revoke, Date.now());
     span?.succeed(
       result.attempts,
       result.settled.then((counts) => ({
@@ -135,10 +154,12 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
       span?.succeed(extended.attempts);
     } catch (error) {
       span?.fail(error);
+      // The console may have taken it: its holder hears why (using()'s signal, or "lockLost").
+      await this.holder?.notices.explainLoss(existing).catch(() => undefined);
       throw error;
     }
     existing.expiration = 0; // node-redlock does the same: the old handle must not be extended again
-    return new Lock(
+    const lock = new Lock(
       this,
       existing.resources,
       existing.value,
@@ -147,6 +168,21 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
       existing.fencingToken,
       existing.owner && { ...existing.owner, extensions: (existing.owner.extensions ?? 0) + 1 },
     );
+    if (this.holder) {
+      this.holder.holdings.extended(lock);
+      if (extended.revoked)
+        for (const resource of lock.resources)
+          void this.holder.notices.check("revoke", resource).catch(() => undefined);
+    }
+    return lock;
+  }
+
+  /**
+   * This instance's holder session: its id (in every lock value and waiter entry) and the labels its
+   * heartbeat carries; undefined with `session: false`.
+   */
+  get session(): SessionInfo | undefined {
+    return this.holder && { id: this.holder.id, labels: this.holder.labels };
   }
 
   /**
@@ -186,7 +222,7 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
         "using() needs a routine: an async function that receives an AbortSignal.",
       );
     assertTtl(duration);
-    return using(this, resources, duration, settings, routine);
+    return using(this, resources, duration, settings, routine, this.holder?.holdings);
   }
 
   private startSpan(
@@ -234,8 +270,9 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
     });
   }
 
-  /** Closes every client connection (node-redlock's `quit`). */
+  /** Closes every client connection (node-redlock's `quit`), and stops the session's heartbeat. */
   async quit(): Promise<void> {
+    this.holder?.stop();
     this.core.releaseWaiter?.close();
     await Promise.all([...this.clients].map((client) => client.quit()));
   }

@@ -6,6 +6,7 @@ import type { Settings } from "./settings";
 import type { ReleaseCounts, ReleaseResult } from "./types";
 import { wakeNodes } from "./handoff";
 import { waitersKey } from "./keys";
+import { TOMBSTONE_PREFIX } from "./marks";
 import { defineScript, type Script, type ScriptArg } from "./script";
 
 /**
@@ -38,18 +39,34 @@ end
 `;
 
 /**
- * Deletes each resource (KEYS[1..n], n = ARGV[3]) that still holds the value ARGV[1] (never another
- * holder's). Returns the count deleted. With ARGV[2] = "1", KEYS[n+1..2n] are the resources' waiters
+ * Lua `holds(key, value)`: whether the key holds the value, or the console's tombstone of it
+ * (`rlx:<the value's token>:…`, marks.ts): a force-released lock's release is its holder's
+ * acknowledgement that it stopped, which frees the resource at once (docs/holder-sessions.md).
+ * The tombstone is looked for only when the key does not hold the value itself.
+ */
+const HOLDS_LUA = `
+local function holds(key, value)
+  local current = redis.call("get", key)
+  if current == value then return true end
+  if not current then return false end
+  local prefix = "${TOMBSTONE_PREFIX}" .. (string.match(value, "^rl1:(%x+):") or value) .. ":"
+  return string.sub(current, 1, #prefix) == prefix
+end
+`;
+
+/**
+ * Deletes each resource (KEYS[1..n], n = ARGV[3]) that still holds the value ARGV[1], or its
+ * tombstone (never another holder's). Returns the count deleted. With ARGV[2] = "1", KEYS[n+1..2n] are the resources' waiters
  * sets and each deletion wakes the resource's longest-waiting contender (wakeNext, at ARGV[4] = now).
  */
 export const RELEASE = defineScript<
   readonly [value: string, wake: 0 | 1, resourceCount: number, nowMs: number],
   number
->(`${WAKE_NEXT_LUA}
+>(`${WAKE_NEXT_LUA}${HOLDS_LUA}
 local count = 0
 local resources = tonumber(ARGV[3])
 for i = 1, resources do
-  if redis.call("get", KEYS[i]) == ARGV[1] then
+  if holds(KEYS[i], ARGV[1]) then
     redis.call("del", KEYS[i])
     if ARGV[2] == "1" then wakeNext(KEYS[resources + i], ARGV[4]) end
     count = count + 1
@@ -65,8 +82,8 @@ return count
 export const RELEASE_ONE = defineScript<
   readonly [value: string, wake: 0 | 1, nowMs: number],
   0 | 1
->(`${WAKE_NEXT_LUA}
-if redis.call("get", KEYS[1]) ~= ARGV[1] then return 0 end
+>(`${WAKE_NEXT_LUA}${HOLDS_LUA}
+if not holds(KEYS[1], ARGV[1]) then return 0 end
 redis.call("del", KEYS[1])
 if ARGV[2] == "1" then wakeNext(KEYS[2], ARGV[3]) end
 return 1

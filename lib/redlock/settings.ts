@@ -58,10 +58,37 @@ export interface Settings {
    * @default true
    */
   readonly wakeOnRelease: boolean;
+  /**
+   * This instance's holder session (session.ts, docs/holder-sessions.md): a random id carried in
+   * every lock value and waiter entry, and a heartbeat on every node, one `SET
+   * redlock:session:{<id>} … PX` per node every `heartbeatMs` ms, from the first acquire until
+   * `quit()`, off the acquire/release path. With it the console tells a crashed holder from a
+   * paused one, and tells a holder at once (a notice on `redlock:notice:{<id>}`) that its lock was
+   * force-released or that it is asked to let go. Per instance: a call cannot change it. The id
+   * travels in the value: an instance with `owner: false` has no session, and a call with
+   * `owner: false` writes a value without it. `false` turns it off.
+   * @default { heartbeatMs: 1000 }
+   */
+  readonly session: SessionSetting;
 }
 
+/** The `session` setting: the heartbeat's period, or false for no session. */
+export type SessionSetting =
+  | {
+      /**
+       * How often the heartbeat goes out to each node, in ms; the console counts a heartbeat
+       * older than 3 periods as late, and the session key lives max(60 s, 60 periods).
+       * @default 1000
+       */
+      readonly heartbeatMs?: number;
+    }
+  | false;
+
+/** Heartbeat period of a session when the setting does not say, in ms. */
+export const DEFAULT_HEARTBEAT_MS = 1_000;
+
 /** Per-call settings; `signal` cancels a pending acquire or extend (ours). */
-export interface CallSettings extends Partial<Settings> {
+export interface CallSettings extends Partial<Omit<Settings, "session">> {
   readonly signal?: AbortSignal;
 }
 
@@ -78,6 +105,7 @@ export const defaultSettings: Settings = Object.freeze({
   owner: Object.freeze({}),
   waiters: true,
   wakeOnRelease: true,
+  session: Object.freeze({ heartbeatMs: DEFAULT_HEARTBEAT_MS }),
 });
 
 const nonNegative = (name: keyof Settings, value: number) => {
@@ -116,8 +144,20 @@ export function resolveSettings(base: Settings, overrides: Partial<Settings> = {
   }
   if (settings.restartQuarantine !== false)
     nonNegative("restartQuarantine", settings.restartQuarantine);
+  assertSession(settings.session);
   ownerLabels(settings); // validates the labels and computes their JSON once for these settings
   return settings;
+}
+
+function assertSession(session: unknown): asserts session is SessionSetting {
+  if (session === false) return;
+  if (typeof session !== "object" || session === null)
+    throw new TypeError(`Setting "session" must be { heartbeatMs?: number } or false.`);
+  const { heartbeatMs } = session as { heartbeatMs?: unknown };
+  if (heartbeatMs !== undefined && !(Number.isInteger(heartbeatMs) && (heartbeatMs as number) > 0))
+    throw new TypeError(
+      `Setting "session.heartbeatMs" must be a positive integer number of ms, got ${String(heartbeatMs)}.`,
+    );
 }
 
 /**

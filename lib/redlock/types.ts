@@ -103,6 +103,8 @@ export interface OwnerInfo {
    * taken by 1.x (its owner entry counted them; a 2.x value does not change while held).
    */
   readonly extensions?: number;
+  /** The holder session's id (`redlock.session.id`); absent when the value carries none. */
+  readonly session?: string;
 }
 
 /** A contender retrying for a resource (a member of `redlock:waiters:<resource>`). */
@@ -112,6 +114,8 @@ export interface WaiterInfo {
   readonly labels: Readonly<Record<string, string>>;
   /** Epoch ms on the contender's clock when its acquire call started. */
   readonly since: number;
+  /** The waiting instance's session id; absent with `session: false` or from an older library. */
+  readonly session?: string;
   /** Epoch ms after which the entry is ignored (its retry window, bounded), latest over the nodes. */
   readonly expiresAt: number;
 }

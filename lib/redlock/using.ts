@@ -1,4 +1,5 @@
 import { RedlockError } from "./errors";
+import type { Holdings } from "./holdings";
 import type { Lock } from "./lock";
 import type { CallSettings, Settings } from "./settings";
 import type { RedlockAbortSignal } from "./types";
@@ -15,6 +16,12 @@ export interface LockOperations {
  * `automaticExtensionThreshold`. If an extension fails, the routine's signal aborts with the error:
  * exclusivity is no longer guaranteed. An external `settings.signal` cancels a pending acquire and
  * aborts a running routine's signal. The lock is released when the routine settles.
+ *
+ * With a session (`holdings`), the console reaches the routine: a force-release aborts the signal
+ * with LockForceReleasedError and stops the extensions (they could only fail); a revoke aborts it
+ * with LockRevokedError, and the lock is still extended until the routine settles or the revoke's
+ * deadline passes. Either way the release when the routine settles is the acknowledgement the
+ * console waits for (release.ts deletes the lock's tombstone too).
  */
 export async function using<T>(
   redlock: LockOperations,
@@ -22,6 +29,7 @@ export async function using<T>(
   durationMs: number,
   settings: CallSettings,
   routine: (signal: RedlockAbortSignal) => Promise<T>,
+  holdings?: Pick<Holdings, "watch">,
 ): Promise<T> {
   const thresholdMs =
     settings.automaticExtensionThreshold ?? redlock.settings.automaticExtensionThreshold;
@@ -50,9 +58,24 @@ export async function using<T>(
   // An extension in flight when the routine settles must not re-arm the timer: clearTimeout in
   // `finally` cannot reach a timer set after it, which would extend a released lock indefinitely.
   let settled = false;
+  let forceReleased = false;
+  /** Set by a revoke: no extension after it. */
+  let revokeDeadlineAt = Infinity;
+  holdings?.watch(lock, {
+    forceReleased: (error) => {
+      forceReleased = true;
+      clearTimeout(timer);
+      abort(error);
+    },
+    revoked: (error) => {
+      revokeDeadlineAt = Math.min(revokeDeadlineAt, error.deadlineAt);
+      abort(error);
+    },
+  });
   const scheduleExtension = () => {
     timer = setTimeout(
       async () => {
+        if (forceReleased || Date.now() >= revokeDeadlineAt) return;
         try {
           // The caller's settings (nodeTimeout, retries…) apply to extensions too; its signal does not.
           lock = await redlock.extend(lock, durationMs, { ...settings, signal: undefined });

@@ -106,7 +106,9 @@ export class WaiterEntry {
   /** Built by hand around the labels JSON computed once per settings. */
   private memberText(): string {
     const wake = this.wakeChannel === undefined ? "" : `,"wake":"${this.wakeChannel}"`;
-    return `{"id":"${this.id}","labels":${this.labels},"since":${this.sinceMs}${wake}}`;
+    const sessionId = this.core.session?.id;
+    const session = sessionId === undefined ? "" : `,"session":"${sessionId}"`;
+    return `{"id":"${this.id}","labels":${this.labels},"since":${this.sinceMs}${session}${wake}}`;
   }
 
   /**

@@ -18,7 +18,16 @@ describe("settings", () => {
       retryDelay: 200,
       retryJitter: 100,
       automaticExtensionThreshold: 500,
+      session: { heartbeatMs: 1_000 },
     });
+  });
+
+  it("takes a session heartbeat period, or false for no session", () => {
+    expect(resolveSettings(defaultSettings, { session: false }).session).toBe(false);
+    expect(resolveSettings(defaultSettings, { session: { heartbeatMs: 250 } }).session).toEqual({
+      heartbeatMs: 250,
+    });
+    expect(resolveSettings(defaultSettings, { session: {} }).session).toEqual({});
   });
 
   it("reuses the base object when a call overrides nothing (signal and undefined do not count)", () => {
@@ -46,6 +55,9 @@ describe("settings", () => {
     [{ retryCount: 1.5 }, /retryCount/],
     [{ retryCount: -2 }, /retryCount/],
     [{ restartQuarantine: -5 }, /restartQuarantine/],
+    [{ session: { heartbeatMs: 0 } }, /session\.heartbeatMs/],
+    [{ session: { heartbeatMs: 2.5 } }, /session\.heartbeatMs/],
+    [{ session: true } as never, /"session"/],
   ])("refuses %o with an error naming the setting", (override, message) => {
     expect(() => resolveSettings(defaultSettings, override)).toThrow(message);
   });

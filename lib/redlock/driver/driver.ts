@@ -48,6 +48,11 @@ export interface ClusterTopology {
    * the cluster who its primaries are (CLUSTER NODES) instead.
    */
   refresh?(): void;
+  /**
+   * `host:port` of the primary serving `key`'s slot as the client's slot map says now (no
+   * command), or undefined while it does not know: tells whether a key moved to another primary.
+   */
+  primaryOf(key: string): string | undefined;
   /** `listener` runs whenever the client learned the topology anew. */
   onTopology(listener: () => void): void;
   /** `listener` runs whenever the connection to one server of the cluster is lost. */

@@ -14,6 +14,10 @@ import { IoredisSubscriber, statusOf } from "./ioredis";
 
 /** How long a question to the primaries waits for the client to learn its slots. */
 const CLUSTER_READY_WAIT_MS = 5_000;
+/** Slot-map refreshes clientId() asks for when the key's primary has no connection in the pool. */
+const PRIMARY_REFRESHES = 3;
+/** Wait after each, for a refresh already under way (which the call does not wait for). */
+const PRIMARY_REFRESH_WAIT_MS = 50;
 
 /**
  * An ioredis Cluster. Scripts go through the Cluster's own methods, which route each call by its
@@ -30,6 +34,7 @@ export class IoredisClusterDriver implements RedisDriver {
     this.cluster = {
       askPrimaries: (commands) => this.askPrimaries(commands),
       refresh: () => client.refreshSlotsCache(),
+      primaryOf: (key) => client.slots[clusterSlot(key)]?.[0],
       // At every slot-map refresh (on MOVED, a lost connection, and every `slotsRefreshInterval`).
       onTopology: (listener) => client.on("refresh", listener),
       onServerLost: (listener) => client.on("-node", listener),
@@ -71,12 +76,18 @@ export class IoredisClusterDriver implements RedisDriver {
 
   /** The id on the connection to the primary owning `key`'s slot (ioredis keeps one per primary). */
   async clientId(key: string): Promise<number> {
-    const primaryAddress = (await this.slots())[clusterSlot(key)]?.[0];
-    const primary = this.client
-      .nodes("master")
-      .find(({ options }) => `${options.host}:${options.port}` === primaryAddress);
-    if (!primary) throw new Error(`No primary serves the slot of ${key} (${primaryAddress}).`);
-    return primary.client("ID");
+    for (let refreshes = 0; ; refreshes += 1) {
+      const primaryAddress = (await this.slots())[clusterSlot(key)]?.[0];
+      const primary = this.client
+        .nodes("master")
+        .find(({ options }) => `${options.host}:${options.port}` === primaryAddress);
+      if (primary) return primary.client("ID");
+      if (refreshes === PRIMARY_REFRESHES)
+        throw new Error(`No primary serves the slot of ${key} (${primaryAddress}).`);
+      // Its connection closed and left the pool: a slot-map refresh opens it again.
+      await new Promise<void>((resolve) => this.client.refreshSlotsCache(() => resolve()));
+      await new Promise((resolve) => setTimeout(resolve, PRIMARY_REFRESH_WAIT_MS));
+    }
   }
 
   /** The slot map, once the client has learned it (bounded by CLUSTER_READY_WAIT_MS). */

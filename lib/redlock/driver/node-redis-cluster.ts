@@ -91,6 +91,12 @@ export class NodeRedisClusterDriver implements RedisDriver {
     this.address = describe(client);
     this.cluster = {
       askPrimaries: (commands) => this.askPrimaries(commands),
+      primaryOf: (key) => {
+        const primary = client.slots?.[clusterSlot(key)]?.master;
+        return typeof primary === "object" && primary !== null && "address" in primary
+          ? String(primary.address)
+          : undefined;
+      },
       // A server's connection became ready: a new primary after a failover, or one reconnected.
       onTopology: (listener) => client.on("node-ready", listener),
       // node-redis reconnects a lost server ("node-reconnecting", again at every attempt) unless

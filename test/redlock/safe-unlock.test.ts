@@ -1,0 +1,360 @@
+/**
+ * Safe on-call unlock (docs/holder-sessions.md), on real masters and on real clusters, for the
+ * project's client kind (ioredis or node-redis): the test plays the console, writing the tombstone
+ * or the revoke marker with its compare-and-set and PUBLISHing the notice. A force-released
+ * `using()` routine hears it at once and nobody gets the lock before the routine settled; a holder
+ * that ignores its signal keeps nobody out past its validity; a forged notice aborts nobody; a lost
+ * notice is caught by the next extension; a revoked holder keeps its lock until its routine settles,
+ * then releases it and says so in the marker.
+ */
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import NodeRedlock from "redlock";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import Redlock, {
+  decodeRevokeMarker,
+  decodeValue,
+  LockForceReleasedError,
+  LockRevokedError,
+  revokeKey,
+  type LockLostEvent,
+  type LockRevokedEvent,
+  type RedlockAbortSignal,
+  type Settings,
+} from "@redlock-console/redlock";
+import { clientKind } from "../lock-clients";
+import { sleep } from "../masters";
+import {
+  act,
+  publishNotice,
+  subscribedEverywhere,
+  writeRevokeMarker,
+  writeTombstone,
+} from "./fixtures/console-marks";
+import { useLockNodes, type Topology } from "./fixtures/lock-nodes";
+
+const TTL_MS = 1_000;
+/** Extends every ~500 ms: a lost notice is caught within one such period. */
+const EXTEND_BELOW_MS = 500;
+
+/** A deferred the routine resolves once it runs (the lock is held). */
+function signalled(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => undefined as void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+/** performance.now() at which `signal` aborts. */
+const abortedAt = (signal: AbortSignal) =>
+  new Promise<number>((resolve) =>
+    signal.addEventListener("abort", () => resolve(performance.now()), { once: true }),
+  );
+
+for (const topology of ["single", "cluster"] as const satisfies readonly Topology[])
+  describe(`${clientKind()} clients, ${topology} lock nodes`, () => {
+    const nodes = useLockNodes(topology);
+    const instances: Redlock[] = [];
+    afterEach(async () => {
+      await Promise.all(
+        instances.splice(0).map((redlock) => redlock.quit().catch(() => undefined)),
+      );
+    });
+
+    /** A Redlock on clients of its own, as another process would have. */
+    async function instance(settings: Partial<Settings> = {}): Promise<Redlock> {
+      const redlock = new Redlock(await nodes().clients(), {
+        retryCount: 0,
+        automaticExtensionThreshold: EXTEND_BELOW_MS,
+        ...settings,
+      });
+      instances.push(redlock);
+      return redlock;
+    }
+
+    /** A contender retrying every 10 ms: resolves with the moment it acquired. */
+    async function contend(resource: string): Promise<{ acquiredAt: number; value: string }> {
+      const contender = await instance({ retryCount: -1, retryDelay: 10, retryJitter: 0 });
+      const lock = await contender.acquire([resource], 10_000, {
+        signal: AbortSignal.timeout(15_000),
+      });
+      return { acquiredAt: performance.now(), value: lock.value };
+    }
+
+    const readers = () => nodes().readers;
+    const values = (key: string) => Promise.all(readers().map((reader) => reader.get(key)));
+    /** How many lock nodes hold `value` at `resource`. */
+    const holding = async (resource: string, value: string) =>
+      (await values(resource)).filter((found) => found === value).length;
+    const quorum = () => Math.floor(readers().length / 2) + 1;
+
+    /** Runs a using() routine that reports its signal; resolves once it holds the lock. */
+    async function holdWithUsing(
+      redlock: Redlock,
+      resource: string,
+      routine: (signal: RedlockAbortSignal) => Promise<void>,
+    ) {
+      const held = signalled();
+      let signal: RedlockAbortSignal | undefined;
+      const running = redlock.using([resource], TTL_MS, async (routineSignal) => {
+        signal = routineSignal;
+        held.resolve();
+        await routine(routineSignal);
+      });
+      await held.promise;
+      await vi.waitFor(async () =>
+        expect(await subscribedEverywhere(nodes().servers, redlock.session!.id)).toBe(true),
+      );
+      const value = (await values(resource)).find((found) => found !== null)!;
+      return { running, signal: signal!, value };
+    }
+
+    it("a force-released using() routine's signal aborts within 100 ms of the notice, and a contender retrying every 10 ms acquires only after the routine settled", async () => {
+      const resource = `safe-unlock:${randomUUID()}`;
+      const holder = await instance();
+      let settledAt = 0;
+      const { running, signal, value } = await holdWithUsing(holder, resource, async (signal) => {
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        await sleep(300); // the routine winds down
+        settledAt = performance.now();
+      });
+      const action = act("stuck report job");
+      expect(await writeTombstone(readers(), resource, value, action)).toEqual(
+        readers().map(() => "replaced"),
+      );
+      const contender = contend(resource);
+      const aborted = abortedAt(signal);
+      const publishedAt = performance.now();
+      await publishNotice(readers(), holder.session!.id, "force-release", resource, action.auditId);
+      expect((await aborted) - publishedAt).toBeLessThanOrEqual(100);
+      expect(signal.error).toBeInstanceOf(LockForceReleasedError);
+      expect(signal.error).toMatchObject({ resource, ...action, name: "LockForceReleasedError" });
+      await running;
+      const { acquiredAt } = await contender;
+      expect(acquiredAt).toBeGreaterThan(settledAt);
+    });
+
+    it("a holder that ignores its signal keeps nobody out past its validity, and gets no extension", async () => {
+      const resource = `safe-unlock-ignored:${randomUUID()}`;
+      const holder = await instance();
+      let settled = false;
+      const { running, signal, value } = await holdWithUsing(holder, resource, async () => {
+        await sleep(3_500); // ignores its signal
+        settled = true;
+      });
+      const validityMs = Math.max(
+        ...(await Promise.all(readers().map((reader) => reader.pttl(resource)))),
+      );
+      const action = act("ignored");
+      const forcedAt = performance.now();
+      await writeTombstone(readers(), resource, value, action);
+      const contender = contend(resource);
+      await publishNotice(readers(), holder.session!.id, "force-release", resource, action.auditId);
+      const { acquiredAt, value: next } = await contender;
+      // The tombstone lasts the replaced value's PTTL plus drift (ceil(1% of the TTL) + 2 ms).
+      expect(acquiredAt - forcedAt).toBeLessThanOrEqual(validityMs + 12 + 150);
+      expect(settled).toBe(false);
+      expect(signal.error).toBeInstanceOf(LockForceReleasedError);
+      // Never extended again: the value never came back, and the holder's release at the end
+      // leaves the next holder's lock alone (on the majority, at least, that granted it).
+      await sleep(50);
+      const granted = await holding(resource, next);
+      expect(granted).toBeGreaterThanOrEqual(quorum());
+      await running;
+      expect(await holding(resource, next)).toBe(granted);
+      expect(await holding(resource, value)).toBe(0);
+    });
+
+    it("a forged PUBLISH, or a tombstone on a minority, aborts nobody", async () => {
+      const resource = `safe-unlock-forged:${randomUUID()}`;
+      const holder = await instance();
+      const done = signalled();
+      const { running, signal, value } = await holdWithUsing(holder, resource, () => done.promise);
+      const sessionId = holder.session!.id;
+      await publishNotice(readers(), sessionId, "force-release", resource, randomUUID());
+      await publishNotice(readers(), sessionId, "revoke", resource, randomUUID());
+      const minority = readers().slice(0, quorum() - 1);
+      const action = act("forged");
+      await writeTombstone(minority, resource, value, action);
+      await writeRevokeMarker(minority, resource, value, act("forged"), Date.now() + 5_000);
+      await publishNotice(readers(), sessionId, "force-release", resource, action.auditId);
+      await sleep(2 * TTL_MS); // two extensions went by
+      expect(signal.aborted).toBe(false);
+      expect(await holding(resource, value)).toBeGreaterThanOrEqual(quorum());
+      done.resolve();
+      await running;
+    });
+
+    it("a dropped notice is caught by the next extension, which aborts with the force-release", async () => {
+      const resource = `safe-unlock-dropped:${randomUUID()}`;
+      const holder = await instance();
+      const { running, signal, value } = await holdWithUsing(holder, resource, async (signal) => {
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      });
+      const action = act("notice lost");
+      const forcedAt = performance.now();
+      await writeTombstone(readers(), resource, value, action); // and no PUBLISH
+      const aborted = await abortedAt(signal);
+      expect(aborted - forcedAt).toBeLessThanOrEqual(TTL_MS);
+      expect(signal.error).toBeInstanceOf(LockForceReleasedError);
+      expect(signal.error).toMatchObject({ resource, ...action });
+      await running;
+      // The release acknowledged: the tombstone is gone.
+      expect(await values(resource)).toEqual(readers().map(() => null));
+    });
+
+    it("revoke: the holder's signal aborts, its pending acquires are cancelled, it keeps the lock until the routine settles, then releases it and records releasedAt", async () => {
+      const resource = `safe-unlock-revoke:${randomUUID()}`;
+      const holder = await instance();
+      let settledAtMs = 0;
+      const { running, signal, value } = await holdWithUsing(holder, resource, async (signal) => {
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        await sleep(1_500); // past the TTL: it is still being extended
+        settledAtMs = Date.now();
+      });
+      const pending = holder
+        .acquire([resource], TTL_MS, { retryCount: -1, retryDelay: 50, retryJitter: 0 })
+        .catch((error: unknown) => error);
+      await sleep(100); // it failed once and waits
+      const action = act("deploy freeze");
+      const deadlineAt = Date.now() + 10_000;
+      expect(await writeRevokeMarker(readers(), resource, value, action, deadlineAt)).toBe(
+        readers().length,
+      );
+      const aborted = abortedAt(signal);
+      const publishedAt = performance.now();
+      await publishNotice(readers(), holder.session!.id, "revoke", resource, action.auditId);
+      expect((await aborted) - publishedAt).toBeLessThanOrEqual(100);
+      expect(signal.error).toBeInstanceOf(LockRevokedError);
+      expect(signal.error).toMatchObject({ resource, ...action, deadlineAt });
+      const cancelled = await pending;
+      expect(cancelled).toBeInstanceOf(LockRevokedError);
+      await sleep(1_200);
+      expect(await holding(resource, value)).toBe(readers().length); // extended past its TTL
+      await running;
+      await vi.waitFor(async () => {
+        expect(await values(resource)).toEqual(readers().map(() => null));
+        for (const marker of await values(revokeKey(resource)))
+          expect(decodeRevokeMarker(marker!)?.releasedAt).toBeGreaterThanOrEqual(settledAtMs);
+      });
+    });
+
+    it("revoke: a routine that ignores it past the deadline stops being extended", async () => {
+      const resource = `safe-unlock-deadline:${randomUUID()}`;
+      const holder = await instance();
+      let settled = false;
+      const { running, signal, value } = await holdWithUsing(holder, resource, async () => {
+        await sleep(3_500);
+        settled = true;
+      });
+      const action = act("deadline");
+      const deadlineAt = Date.now() + 500;
+      await writeRevokeMarker(readers(), resource, value, action, deadlineAt);
+      await publishNotice(readers(), holder.session!.id, "revoke", resource, action.auditId);
+      await vi.waitFor(() => expect(signal.error).toBeInstanceOf(LockRevokedError));
+      // Extended at most once more before the deadline: gone within one TTL after it.
+      await vi.waitFor(async () => expect(await holding(resource, value)).toBe(0), {
+        timeout: deadlineAt + TTL_MS + 200 - Date.now(),
+        interval: 20,
+      });
+      expect(settled).toBe(false);
+      await running;
+    });
+
+    it("a lock held without using() gets lockLost, and its release acknowledges: the next contender gets it at once", async () => {
+      const resource = `safe-unlock-event:${randomUUID()}`;
+      const holder = await instance();
+      const lost: Array<LockLostEvent & { at: number }> = [];
+      holder.on("lockLost", (event: LockLostEvent) =>
+        lost.push({ ...event, at: performance.now() }),
+      );
+      const lock = await holder.acquire([resource], 10_000);
+      await vi.waitFor(async () =>
+        expect(await subscribedEverywhere(nodes().servers, holder.session!.id)).toBe(true),
+      );
+      const action = act("held by hand");
+      await writeTombstone(readers(), resource, lock.value, action);
+      const contender = contend(resource);
+      const publishedAt = performance.now();
+      await publishNotice(readers(), holder.session!.id, "force-release", resource, action.auditId);
+      await vi.waitFor(() => expect(lost).toHaveLength(1), { interval: 5 });
+      expect(lost[0]!.at - publishedAt).toBeLessThanOrEqual(100);
+      expect(lost[0]!.lock.value).toBe(lock.value);
+      expect(lost[0]!.error).toMatchObject({ resource, ...action });
+      await sleep(200);
+      const releasedAt = performance.now();
+      await lock.release();
+      expect((await contender).acquiredAt).toBeGreaterThan(releasedAt);
+    });
+
+    it("a lock held without using() gets lockRevoked, and its release is recorded in the marker", async () => {
+      const resource = `safe-unlock-revoke-event:${randomUUID()}`;
+      const holder = await instance();
+      const revoked: LockRevokedEvent[] = [];
+      holder.on("lockRevoked", (event: LockRevokedEvent) => revoked.push(event));
+      const lock = await holder.acquire([resource], 10_000);
+      await vi.waitFor(async () =>
+        expect(await subscribedEverywhere(nodes().servers, holder.session!.id)).toBe(true),
+      );
+      const action = act("asked by hand");
+      await writeRevokeMarker(readers(), resource, lock.value, action, Date.now() + 5_000);
+      await publishNotice(readers(), holder.session!.id, "revoke", resource, action.auditId);
+      await vi.waitFor(() => expect(revoked).toHaveLength(1));
+      expect(revoked[0]!.error).toMatchObject({ resource, ...action });
+      const releasedAtMs = Date.now();
+      await lock.release();
+      await vi.waitFor(async () => {
+        for (const marker of await values(revokeKey(resource)))
+          expect(decodeRevokeMarker(marker!)?.releasedAt).toBeGreaterThanOrEqual(releasedAtMs);
+      });
+    });
+
+    it.runIf(clientKind() === "ioredis" && topology === "single")(
+      "the acknowledgement wakes the next waiter, as a release does",
+      async () => {
+        const resource = `safe-unlock-wake:${randomUUID()}`;
+        const holder = await instance();
+        const { running, signal, value } = await holdWithUsing(holder, resource, async (signal) => {
+          await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+          await sleep(300);
+        });
+        const action = act("wake");
+        await writeTombstone(readers(), resource, value, action);
+        // Retries every 10 s: only the handoff can give it the lock within the test.
+        const waiter = await instance({ retryCount: 3, retryDelay: 10_000, retryJitter: 0 });
+        const next = waiter.acquire([resource], 10_000);
+        await sleep(300); // listed with its wake channel
+        await publishNotice(
+          readers(),
+          holder.session!.id,
+          "force-release",
+          resource,
+          action.auditId,
+        );
+        await running;
+        const settledAt = performance.now();
+        await next;
+        expect(performance.now() - settledAt).toBeLessThan(1_000);
+        expect(signal.error).toBeInstanceOf(LockForceReleasedError);
+      },
+    );
+
+    it("a lock's value carries its session; node-redlock's and a session: false instance's carry none", async () => {
+      const resource = `safe-unlock-values:${randomUUID()}`;
+      const withSession = await instance();
+      const lock = await withSession.acquire([resource], 5_000);
+      expect(decodeValue(lock.value)?.session).toBe(withSession.session!.id);
+      expect(lock.owner?.session).toBe(withSession.session!.id);
+      await lock.release();
+      const without = await instance({ session: false });
+      expect(without.session).toBeUndefined();
+      const plain = await without.acquire([resource], 5_000);
+      expect(plain.value).not.toContain('"session"');
+      expect(decodeValue(plain.value)?.session).toBeUndefined();
+      await plain.release();
+      const peer = new NodeRedlock(readers() as never, { retryCount: 0 });
+      const peerLock = await peer.acquire([resource], 5_000);
+      expect(peerLock.value).not.toContain("session");
+      expect(decodeValue(peerLock.value)).toBeUndefined();
+      await peer.release(peerLock);
+    });
+  });
