@@ -75,6 +75,10 @@ function createConsoleRedlock(
       retryCount: 0,
       nodeTimeout: config.nodeTimeoutMs,
       restartQuarantine: config.restartQuarantineMs > 0 ? config.restartQuarantineMs : false,
+      // The console's own locks (the playground's, the latency probe's) run no routine that could
+      // be told to stop, and a heartbeat would be the console's traffic on the application's
+      // masters whatever the lock traffic: they carry no holder session ("unknown" in the dialog).
+      session: false,
     },
   );
   redlock.on("operation", (event: OperationEvent) => {
