@@ -1,5 +1,5 @@
 import { ApiError } from "@/lib/server/errors";
-import { route } from "@/lib/server/route";
+import { route } from "@/app/api/_lib/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

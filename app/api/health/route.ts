@@ -1,6 +1,6 @@
 import { healthOf } from "@/lib/server/health/health";
 import { jsonResponse } from "@/lib/server/errors";
-import { route } from "@/lib/server/route";
+import { route } from "@/app/api/_lib/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -16,4 +16,4 @@ export {
   methodNotAllowed as PUT,
   methodNotAllowed as PATCH,
   methodNotAllowed as DELETE,
-} from "@/lib/server/route";
+} from "@/app/api/_lib/route";

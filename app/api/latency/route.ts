@@ -1,7 +1,7 @@
 import { latencyQuerySchema } from "@/lib/api";
 import { jsonResponse } from "@/lib/server/errors";
-import { readQuery } from "@/lib/server/http";
-import { route } from "@/lib/server/route";
+import { readQuery } from "@/app/api/_lib/http";
+import { route } from "@/app/api/_lib/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -17,4 +17,4 @@ export {
   methodNotAllowed as PUT,
   methodNotAllowed as PATCH,
   methodNotAllowed as DELETE,
-} from "@/lib/server/route";
+} from "@/app/api/_lib/route";

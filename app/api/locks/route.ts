@@ -1,8 +1,8 @@
 import { acquireRequestSchema, locksQuerySchema } from "@/lib/api";
 import { acquireAudited, actorOf } from "@/lib/server/actions/audited";
 import { jsonResponse } from "@/lib/server/errors";
-import { readJsonBody, readQuery } from "@/lib/server/http";
-import { route } from "@/lib/server/route";
+import { readJsonBody, readQuery } from "@/app/api/_lib/http";
+import { route } from "@/app/api/_lib/route";
 import { pageOf } from "@/lib/server/locks/rows/page";
 
 export const runtime = "nodejs";
@@ -33,4 +33,4 @@ export {
   methodNotAllowed as PUT,
   methodNotAllowed as PATCH,
   methodNotAllowed as DELETE,
-} from "@/lib/server/route";
+} from "@/app/api/_lib/route";

@@ -1,4 +1,4 @@
-import { route } from "@/lib/server/route";
+import { route } from "@/app/api/_lib/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -22,4 +22,4 @@ export {
   methodNotAllowed as PUT,
   methodNotAllowed as PATCH,
   methodNotAllowed as DELETE,
-} from "@/lib/server/route";
+} from "@/app/api/_lib/route";

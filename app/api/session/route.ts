@@ -1,7 +1,7 @@
 import { loginRequestSchema } from "@/lib/api";
 import { jsonResponse } from "@/lib/server/errors";
-import { readJsonBody } from "@/lib/server/http";
-import { route } from "@/lib/server/route";
+import { readJsonBody } from "@/app/api/_lib/http";
+import { route } from "@/app/api/_lib/route";
 import { auditSession, login, logout, sessionBody } from "@/lib/server/auth/login-session";
 
 export const runtime = "nodejs";
@@ -30,4 +30,4 @@ export const DELETE = route(async (request, ctx) => {
   return jsonResponse(sessionBody(ctx, null), 200, { "set-cookie": setCookie });
 });
 
-export { methodNotAllowed as PUT, methodNotAllowed as PATCH } from "@/lib/server/route";
+export { methodNotAllowed as PUT, methodNotAllowed as PATCH } from "@/app/api/_lib/route";

@@ -1,5 +1,5 @@
 import { jsonResponse } from "@/lib/server/errors";
-import { route } from "@/lib/server/route";
+import { route } from "@/app/api/_lib/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -15,4 +15,4 @@ export {
   methodNotAllowed as PUT,
   methodNotAllowed as PATCH,
   methodNotAllowed as DELETE,
-} from "@/lib/server/route";
+} from "@/app/api/_lib/route";

@@ -1,7 +1,7 @@
 import { eventsQuerySchema, type Transition } from "@/lib/api/timeline";
 import { ApiError } from "@/lib/server/errors";
-import { readQuery } from "@/lib/server/http";
-import { route } from "@/lib/server/route";
+import { readQuery } from "@/app/api/_lib/http";
+import { route } from "@/app/api/_lib/route";
 import { filterOf } from "@/lib/server/timeline/events-query";
 
 export const runtime = "nodejs";
@@ -91,4 +91,4 @@ export {
   methodNotAllowed as PUT,
   methodNotAllowed as PATCH,
   methodNotAllowed as DELETE,
-} from "@/lib/server/route";
+} from "@/app/api/_lib/route";

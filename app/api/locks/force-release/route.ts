@@ -2,8 +2,8 @@ import { forceReleaseRequestSchema } from "@/lib/api";
 import { actorOf } from "@/lib/server/actions/audited";
 import { forceReleaseAudited } from "@/lib/server/actions/force-release-audited";
 import { jsonResponse } from "@/lib/server/errors";
-import { readJsonBody } from "@/lib/server/http";
-import { route } from "@/lib/server/route";
+import { readJsonBody } from "@/app/api/_lib/http";
+import { route } from "@/app/api/_lib/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -22,4 +22,4 @@ export {
   methodNotAllowed as PUT,
   methodNotAllowed as PATCH,
   methodNotAllowed as DELETE,
-} from "@/lib/server/route";
+} from "@/app/api/_lib/route";

@@ -1,5 +1,5 @@
 import { jsonResponse } from "@/lib/server/errors";
-import { route } from "@/lib/server/route";
+import { route } from "@/app/api/_lib/route";
 import { sessionIdFromPath } from "@/lib/server/sessions/session-path";
 
 export const runtime = "nodejs";
@@ -16,4 +16,4 @@ export {
   methodNotAllowed as PUT,
   methodNotAllowed as PATCH,
   methodNotAllowed as DELETE,
-} from "@/lib/server/route";
+} from "@/app/api/_lib/route";

@@ -2,8 +2,8 @@ import { holderSessionReleaseRequestSchema } from "@/lib/api";
 import { actorOf } from "@/lib/server/actions/audited";
 import { releaseSessionAudited } from "@/lib/server/actions/release-session";
 import { jsonResponse } from "@/lib/server/errors";
-import { readJsonBody } from "@/lib/server/http";
-import { route } from "@/lib/server/route";
+import { readJsonBody } from "@/app/api/_lib/http";
+import { route } from "@/app/api/_lib/route";
 import { sessionIdFromPath } from "@/lib/server/sessions/session-path";
 
 export const runtime = "nodejs";
@@ -24,4 +24,4 @@ export {
   methodNotAllowed as PUT,
   methodNotAllowed as PATCH,
   methodNotAllowed as DELETE,
-} from "@/lib/server/route";
+} from "@/app/api/_lib/route";

@@ -3,9 +3,9 @@ import "server-only";
  * The wrapper every route handler uses: resolves the console, runs the handler, and turns any thrown
  * error into the API's error body. Keeps app/api/** down to parse, call, respond.
  */
-import type { ConsoleContext } from "./console";
-import { getConsole } from "./default-console";
-import { ApiError, toResponse } from "./errors";
+import type { ConsoleContext } from "@/lib/server/console";
+import { getConsole } from "@/lib/server/default-console";
+import { ApiError, toResponse } from "@/lib/server/errors";
 
 export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 

@@ -5,7 +5,7 @@ import "server-only";
  */
 import type { z } from "zod";
 import { MAX_BODY_BYTES } from "@/lib/api";
-import { ApiError } from "./errors";
+import { ApiError } from "@/lib/server/errors";
 
 /** "resources[0]: must not be empty; ttlMs: must be at least 100 ms". */
 export function describeIssues(error: z.ZodError): string {
