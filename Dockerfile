@@ -9,6 +9,8 @@ RUN npx next build
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
+# A container must listen on every interface; outside one the console defaults to 127.0.0.1.
+ENV CONSOLE_HOST=0.0.0.0
 COPY --from=build /app ./
 EXPOSE 3000
 CMD ["npx", "next", "start", "-p", "3000", "-H", "0.0.0.0"]

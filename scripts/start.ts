@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { ConfigError, parseConfig } from "../lib/server/config";
 import { buildIfStale, NEXT_CLI } from "./next-build";
+import { nextServerArgs, probeHost } from "./next-args";
 import { MastersError, startMasters, type Masters } from "@/scripts/redis-masters";
 
 const { values } = parseArgs({ options: { dev: { type: "boolean", default: false } } });
@@ -37,12 +38,12 @@ async function embeddedEnv(
  * Prints the console's address once /api/health answers (a readiness line scripts wait for). The
  * console itself (nodes, latency probe) starts at boot in instrumentation.ts, not on this request.
  */
-async function announceWhenReady(): Promise<void> {
+async function announceWhenReady(host: string): Promise<void> {
   for (let tries = 0; tries < 120; tries += 1) {
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/api/health`);
+      const response = await fetch(`http://${probeHost(host)}:${port}/api/health`);
       if (response.ok) {
-        console.log(`Redlock Console: http://localhost:${port}`);
+        console.log(`Redlock Console: http://${probeHost(host)}:${port} (listening on ${host})`);
         return;
       }
     } catch {
@@ -72,8 +73,9 @@ function stopOnSignals(child: ChildProcess, masters: Masters | undefined): void 
 
 async function main(): Promise<void> {
   const { env, masters } = await embeddedEnv(process.env);
+  let host: string;
   try {
-    parseConfig(env);
+    host = parseConfig(env).host;
   } catch (error) {
     await masters?.stop();
     throw error;
@@ -85,10 +87,10 @@ async function main(): Promise<void> {
       process.exit(buildStatus);
     }
   }
-  const args = values.dev ? ["dev", "-p", port] : ["start", "-p", port];
+  const args = nextServerArgs({ dev: values.dev, port, host });
   const child = spawn(process.execPath, [NEXT_CLI, ...args], { env, stdio: "inherit" });
   stopOnSignals(child, masters);
-  void announceWhenReady();
+  void announceWhenReady(host);
 }
 
 main().catch((error: unknown) => {

@@ -138,6 +138,14 @@ const envSchema = z.object({
   CONSOLE_ALLOWED_ORIGINS: listVar.pipe(z.array(z.url())).default([]),
   CONSOLE_TRUST_PROXY: booleanVar.default(false),
   CONSOLE_READ_LIMIT_PER_S: integerVar(1, 100_000).default(20),
+  CONSOLE_HOST: z
+    .string()
+    .max(255)
+    .regex(
+      /^[A-Za-z0-9.:[\]%-]+$/,
+      "must be a host name or an IP address, e.g. 127.0.0.1 or 0.0.0.0",
+    )
+    .default("127.0.0.1"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -190,6 +198,11 @@ export interface ConsoleConfig {
   readonly trustProxy: boolean;
   /** Read requests per second per client address (bursts of ten times that). */
   readonly readLimitPerS: number;
+  /**
+   * The interface `npm start` listens on (CONSOLE_HOST; never HOSTNAME, which Docker sets to the
+   * container id). Default 127.0.0.1; a container must say 0.0.0.0.
+   */
+  readonly host: string;
   readonly logLevel: string;
 }
 
@@ -247,6 +260,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     allowedOrigins: vars.CONSOLE_ALLOWED_ORIGINS.map((origin) => new URL(origin).origin),
     trustProxy: vars.CONSOLE_TRUST_PROXY,
     readLimitPerS: vars.CONSOLE_READ_LIMIT_PER_S,
+    host: vars.CONSOLE_HOST,
     logLevel: vars.LOG_LEVEL,
   };
 }
