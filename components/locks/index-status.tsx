@@ -31,8 +31,8 @@ export function NodeIndexStatus({ index }: { index: NodeIndex }) {
         title={
           index.reason ??
           (running
-            ? `${running.reason} listing: ${running.keysVisited.toLocaleString()} of ${running.keysTotal?.toLocaleString() ?? "?"} keys visited, ${running.locksFound.toLocaleString()} locks found`
-            : `${index.lockKeys.toLocaleString()} lock keys indexed; budget ${index.budgetPerS.toLocaleString()} keys/s`)
+            ? `${running.reason} listing: ${running.keysVisited.toLocaleString()} of ${running.keysTotal?.toLocaleString() ?? "?"} keys visited, ${running.locksFound.toLocaleString()} locks found, ${running.keysSkipped.toLocaleString()} other keys skipped`
+            : `${index.lockKeys.toLocaleString()} lock keys indexed, ${index.skippedKeys.toLocaleString()} other keys skipped; budget ${index.budgetPerS.toLocaleString()} keys/s`)
         }
       >
         {MODE_TEXT[index.mode]}

@@ -28,6 +28,8 @@ const EXPLANATIONS: Record<ClientErrorCode, string> = {
   invalid_json: "The request was malformed.",
   payload_too_large: "The request is too large.",
   not_found: "Nothing was found there.",
+  outside_lock_match:
+    "This key is outside LOCK_MATCH: the console reads and shows only the keys it was told are locks.",
   method_not_allowed: "This address does not accept that kind of request.",
   unsupported_media_type: "The request must be sent as JSON (Content-Type: application/json).",
   http_error: "The console answered with an unexpected error.",

@@ -16,6 +16,11 @@ export const ERROR_STATUS = {
   /** The request's Origin is not this console's own origin (CSRF defence). */
   cross_origin: 403,
   not_found: 404,
+  /**
+   * `GET /api/locks/{resource}` of a key no pattern of LOCK_MATCH covers: the console reads and shows
+   * only the keys it was told are locks (issue 32 row 2).
+   */
+  outside_lock_match: 404,
   method_not_allowed: 405,
   /** Acquire: the resource is held by someone else (or no majority could be reached in time). */
   resource_locked: 409,

@@ -67,6 +67,11 @@ export const listingProgressSchema = z.object({
   keysTotal: z.number().int().nonnegative().nullable(),
   /** Lock keys found so far. */
   locksFound: z.number().int().nonnegative(),
+  /**
+   * Keys read so far that hold no lock of a recognised format (an application's own keys, other
+   * types, or keys gone before the read): skipped, not listed, not kept.
+   */
+  keysSkipped: z.number().int().nonnegative(),
   /** keysVisited / keysTotal, capped below 1 until the SCAN completes; null when unknown. */
   fraction: z.number().min(0).max(1).nullable(),
 });
@@ -89,6 +94,11 @@ export const nodeIndexSchema = z.object({
   listingMs: z.number().nullable(),
   /** Lock keys of this node in the index. */
   lockKeys: z.number().int().nonnegative(),
+  /**
+   * Keys matching LOCK_MATCH that the last complete listing skipped: no lock of a recognised format
+   * (see listingProgressSchema.keysSkipped); 0 before the first listing.
+   */
+  skippedKeys: z.number().int().nonnegative(),
   /** Keys per second the console may visit or read on this node (CONSOLE_SCAN_BUDGET_PER_S). */
   budgetPerS: z.number().int().positive(),
 });

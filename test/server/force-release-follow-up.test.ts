@@ -30,7 +30,7 @@ afterAll(async () => {
 
 describe("force-release during a node pause", () => {
   it("audits what the queued delete finally did on the paused node", async () => {
-    await Promise.all(nodes.map((node) => node.set("paused-lock", "p".repeat(40), "PX", 120_000)));
+    await Promise.all(nodes.map((node) => node.set("paused-lock", "8".repeat(40), "PX", 120_000)));
     masters.masters().pause(PAUSED);
     let response;
     try {

@@ -192,10 +192,10 @@ describe("gaps heal by themselves", () => {
     await nodes[1]!.client("KILL", "TYPE", "pubsub");
     // Taken on node-2 right after the kill, before the console resubscribes: no notification.
     await Promise.all(
-      resources.map((resource) => nodes[1]!.set(resource, "k".repeat(40), "PX", 60_000)),
+      resources.map((resource) => nodes[1]!.set(resource, "1".repeat(40), "PX", 60_000)),
     );
     for (const resource of resources)
-      await seenWithin(resource, (row) => row?.nodes[1]?.value === "k".repeat(40), 10_000);
+      await seenWithin(resource, (row) => row?.nodes[1]?.value === "1".repeat(40), 10_000);
     console.log(
       `killed subscriber: changes visible after ${(performance.now() - killedAtMs).toFixed(0)} ms`,
     );
@@ -205,14 +205,14 @@ describe("gaps heal by themselves", () => {
 
   it("a node that restarts empty (SIGKILL): its keys leave the index, new ones arrive", async () => {
     const resource = name("before-crash");
-    await Promise.all(ALL.map((i) => nodes[i]!.set(resource, "r".repeat(40), "PX", 60_000)));
+    await Promise.all(ALL.map((i) => nodes[i]!.set(resource, "2".repeat(40), "PX", 60_000)));
     await seenWithin(resource, (row) => row?.quorum === 5);
     await masters.masters().restartEmpty(2);
     await seenWithin(resource, (row) => row?.quorum === 4 && row.nodes[2]!.value === null, 10_000);
     const after = name("after-crash");
     await seenWithin(after, () => modes()[2] === "watching", 10_000);
-    await nodes[2]!.set(after, "n".repeat(40), "PX", 60_000);
-    await seenWithin(after, (row) => row?.nodes[2]?.value === "n".repeat(40));
+    await nodes[2]!.set(after, "3".repeat(40), "PX", 60_000);
+    await seenWithin(after, (row) => row?.nodes[2]?.value === "3".repeat(40));
   });
 });
 
@@ -282,7 +282,7 @@ describe("a node without keyspace notifications", () => {
       expect(status.mode).toBe("polling");
       expect(status.reason).toMatch(/notify-keyspace-events is "".*CONSOLE_ENABLE_KEYSPACE_EVENTS/);
       const resource = `${polled.prefix}polled`;
-      await node.set(resource, "p".repeat(40), "PX", 30_000);
+      await node.set(resource, "5".repeat(40), "PX", 30_000);
       const firstAsOf = status.asOf!;
       // The next complete pass (paced: a pass starts at most once a second) brings it.
       await polled.sync();

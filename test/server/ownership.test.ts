@@ -6,6 +6,7 @@
  */
 import type { Redis } from "ioredis";
 import { waitersKey } from "@redlock-console/redlock";
+import { encodeValue } from "@/lib/redlock/value";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lockRoute from "@/app/api/locks/[...resource]/route";
 import * as locks from "@/app/api/locks/route";
@@ -119,7 +120,8 @@ beforeAll(async () => {
     acquiredAt: nowMs - 600_000,
     extensions: 40,
   });
-  await putLock("forever", hex("e"), ALL, null);
+  // Without a TTL only an unmistakable lock format is a lock (issue 32 row 8): this library's value.
+  await putLock("forever", encodeValue(hex("e"), '{"service":"batch"}', nowMs, 30_000), ALL, null);
   for (const index of [0, 1, 2]) {
     await nodes[index]!.hset(key("redisson"), "8c2f6a3e-1111-2222-3333-444455556666:57", "1");
     await nodes[index]!.pexpire(key("redisson"), 30_000);

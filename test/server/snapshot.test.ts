@@ -4,6 +4,7 @@ import * as lockRoute from "@/app/api/locks/[...resource]/route";
 import * as extendRoute from "@/app/api/locks/extend/route";
 import * as locks from "@/app/api/locks/route";
 import type { LockResponse, LockRow, LocksResponse } from "@/lib/api";
+import { setDefaultConsole } from "@/lib/server/default-console";
 import { connect, disconnect, sharedUrls } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
@@ -211,7 +212,14 @@ describe("GET /api/locks/{resource}", () => {
 
   it("still reads a lock named like an action route (extend)", async () => {
     await put("extend", "9".repeat(40), [0, 1, 2], 5_000);
-    const response = await call<LockResponse>(extendRoute.GET, "/api/locks/extend");
+    // A console whose LOCK_MATCH covers "extend": a key outside it is refused (issue 32 row 2).
+    const other = startTestConsole(sharedUrls(), { lockMatch: ["extend"] });
+    const response = await call<LockResponse>(extendRoute.GET, "/api/locks/extend").finally(
+      async () => {
+        await other.close();
+        setDefaultConsole(tc.ctx);
+      },
+    );
     await Promise.all(nodes.map((node) => node.del("extend")));
     expect(response.body.lock).toMatchObject({ resource: "extend", state: "held" });
   });

@@ -19,6 +19,7 @@ import {
   legacyFenceKey,
   RESERVED_PREFIX,
 } from "@redlock-console/redlock";
+import { ApiError } from "../../errors";
 import type { NodeKeyState } from "../read/key-state";
 import type { FlagThresholds } from "../rows/fold";
 import type { ConsoleNode } from "../../node-registry";
@@ -217,8 +218,10 @@ function sharedReads<T>(maxAgeMs: number): (name: string, read: () => Promise<T>
  * `GET /api/locks/{resource}` for any number of viewers: the row comes from the live index (the
  * same the list shows) whenever the index covers the resource completely; the fencing counters and
  * the waiter list, which the index does not keep, come from one fresh read per resource per
- * maxAgeMs, shared by every viewer. A resource outside LOCK_MATCH, or read while a node is still
- * being listed, is served by the fresh read alone.
+ * maxAgeMs, shared by every viewer. A resource read while a node is still being listed is served by
+ * the fresh read alone. A key outside LOCK_MATCH is refused before anything is read (404
+ * `outside_lock_match`): LOCK_MATCH says which keys are locks, so no other key's value is served
+ * (issue 32 row 2); a key inside it that holds no lock format reads as free (read-node.ts).
  */
 export function createLockReader(
   options: LockReaderOptions,
@@ -242,12 +245,17 @@ export function createLockReader(
     return { ...read, holderSession };
   };
   return async (key) => {
-    const fresh = await freshRead(key);
     const name = key.toString("latin1");
     const resource = key.toString("utf8");
     const covered =
       !name.startsWith(RESERVED_PREFIX) && matchers.some((matches) => matches(resource));
-    if (!covered || !options.index.complete) return withHolderSession(fresh);
+    if (!covered)
+      throw new ApiError(
+        "outside_lock_match",
+        "This key is outside LOCK_MATCH: the console reads and shows only lock keys.",
+      );
+    const fresh = await freshRead(key);
+    if (!options.index.complete) return withHolderSession(fresh);
     const serverTime = Date.now();
     options.index.sweep(serverTime);
     const row = options.index.row(name, serverTime);

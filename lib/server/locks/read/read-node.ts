@@ -8,7 +8,7 @@ import "server-only";
 import type { Redis } from "ioredis";
 import { defineScript, type ScriptArg } from "@redlock-console/redlock";
 import { parseRedissonHash, type NodeKeyState } from "./key-state";
-import { isTombstone } from "./tombstone";
+import { REDISSON_UUID_FIELD, stringLockFormat } from "./lock-format";
 import {
   EXISTS_EITHER_LUA,
   EXISTS_EITHER_ON_SHARD_LUA,
@@ -26,7 +26,7 @@ import {
 const REDISSON_MAX_FIELDS = 64;
 
 /**
- * Lua `readKey(key)`: {PTTL, GET} for a string, {PTTL, HGETALL} for a small hash with a TTL, {-2} for
+ * Lua `readKey(key)`: {PTTL, GET} for a string, {PTTL, HGETALL} for a small hash, {-2} for
  * anything else or gone. Shared by the live index's chunk script and the one-resource read (read-one.ts).
  */
 export const READ_KEY_LUA = `
@@ -35,9 +35,10 @@ local function readKey(key)
   if kind == 'string' then
     return {redis.call('PTTL', key), redis.call('GET', key)}
   elseif kind == 'hash' then
-    -- Redisson always sets a lease (or watchdog) TTL: an application hash without one is no lock.
+    -- Redisson sets a lease (or watchdog) TTL; a hash without one is a lock only when its fields are
+    -- Redisson's own <uuid>:<thread> holders (toKeyState decides).
     local pttl = redis.call('PTTL', key)
-    if pttl >= 0 and redis.call('HLEN', key) <= ${REDISSON_MAX_FIELDS} then
+    if redis.call('HLEN', key) <= ${REDISSON_MAX_FIELDS} then
       return {pttl, redis.call('HGETALL', key)}
     end
   end
@@ -103,19 +104,29 @@ export function toKeyState(reply: unknown): NodeKeyState | null {
   if (!Array.isArray(reply) || typeof reply[0] !== "number" || reply[0] === -2) return null;
   const [pttlMs, body, owner, waiting, oldest] = reply as [number, unknown, ...unknown[]];
   const waiters = parseWaitersReply(waiting, oldest);
-  if (typeof body === "string")
+  if (typeof body === "string") {
+    // Issue 32 row 8: a value of no recognised lock format is no lock (skipped, never served).
+    const format = stringLockFormat(body, pttlMs);
+    if (format === null) return null;
     return {
       value: body,
       pttlMs,
-      format: isTombstone(body) ? "tombstone" : "string",
+      format,
       holdCount: null,
       owner: ownerOfValue(body) ?? parseOwnerReply(owner),
       waiters,
     };
+  }
   if (!Array.isArray(body)) return null;
   const fields: Record<string, string> = {};
   for (let index = 0; index + 1 < body.length; index += 2)
     fields[String(body[index])] = String(body[index + 1]);
   const holder = parseRedissonHash(fields);
+  if (
+    holder &&
+    pttlMs < 0 &&
+    !holder.value.split(",").every((field) => REDISSON_UUID_FIELD.test(field))
+  )
+    return null; // without a TTL only Redisson's own <uuid>:<thread> holders make a hash a lock
   return holder ? { ...holder, pttlMs, format: "redisson-hash", waiters } : null;
 }

@@ -142,6 +142,7 @@ export class ClusterWatch implements LockWatch {
               keysVisited,
               keysTotal,
               locksFound: sum(listings.map((listing) => listing.locksFound)),
+              keysSkipped: sum(listings.map((listing) => listing.keysSkipped)),
               fraction:
                 keysTotal !== null && keysTotal > 0
                   ? Math.min(0.99, keysVisited / keysTotal)
@@ -153,6 +154,7 @@ export class ClusterWatch implements LockWatch {
           : Math.max(...(listedAts as number[])),
       listingMs: Math.max(0, ...statuses.map((status) => status.listingMs ?? 0)) || null,
       lockKeys: sum(statuses.map((status) => status.lockKeys)),
+      skippedKeys: sum(statuses.map((status) => status.skippedKeys)),
       budgetPerS: this.#options.budgetPerS,
     };
   }

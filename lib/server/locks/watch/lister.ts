@@ -46,6 +46,8 @@ export interface ListerOptions {
 export interface CompletedListing {
   readonly startedAtMs: number;
   readonly endedAtMs: number;
+  /** Keys it read that held no lock of a recognised format (skipped: not listed, not kept). */
+  readonly skippedKeys: number;
 }
 
 export class Lister {
@@ -81,9 +83,9 @@ export class Lister {
     }
     const reason = restarted ? "restart" : prepared;
     if (isGapReason(reason)) onRelist(reason);
-    const startedAtMs = await this.#scanAll(reason, keysTotal);
+    const { startedAtMs, skippedKeys } = await this.#scanAll(reason, keysTotal);
     const endedAtMs = this.#options.clock.now();
-    return (this.#last = { startedAtMs, endedAtMs });
+    return (this.#last = { startedAtMs, endedAtMs, skippedKeys });
   }
 
   /** INFO server and DBSIZE: whether the node restarted since the last listing, and its size. */
@@ -97,7 +99,10 @@ export class Lister {
   }
 
   /** SCANs every pattern and reads what it returns; then forgets what it did not see. */
-  async #scanAll(reason: ListingReason, keysTotal: number): Promise<number> {
+  async #scanAll(
+    reason: ListingReason,
+    keysTotal: number,
+  ): Promise<{ startedAtMs: number; skippedKeys: number }> {
     const { clock, patterns, store, forget } = this.#options;
     store.beginGeneration();
     const startedAtMs = clock.now();
@@ -107,6 +112,7 @@ export class Lister {
       keysVisited: 0,
       keysTotal,
       locksFound: 0,
+      keysSkipped: 0,
       fraction: keysTotal > 0 ? 0 : null,
     };
     this.#progress = progress;
@@ -117,7 +123,7 @@ export class Lister {
     } finally {
       this.#progress = null;
     }
-    return startedAtMs;
+    return { startedAtMs, skippedKeys: progress.keysSkipped };
   }
 
   async #scan(pattern: string, progress: ListingProgress): Promise<void> {
@@ -132,8 +138,12 @@ export class Lister {
       progress.keysVisited += count;
       if (keysToVisit > 0) progress.fraction = Math.min(0.99, progress.keysVisited / keysToVisit);
       const keys = batch.filter((key) => !key.toString("latin1").startsWith(RESERVED_PREFIX));
-      for (let start = 0; start < keys.length; start += READ_CHUNK_KEYS)
-        progress.locksFound += await read(keys.slice(start, start + READ_CHUNK_KEYS));
+      for (let start = 0; start < keys.length; start += READ_CHUNK_KEYS) {
+        const chunk = keys.slice(start, start + READ_CHUNK_KEYS);
+        const found = await read(chunk);
+        progress.locksFound += found;
+        progress.keysSkipped += chunk.length - found;
+      }
     } while (cursor !== "0");
   }
 }

@@ -192,6 +192,7 @@ export class NodeWatch implements LockWatch {
       listedAt: last?.endedAtMs ?? null,
       listingMs: last ? last.endedAtMs - last.startedAtMs : null,
       lockKeys: this.#store.size,
+      skippedKeys: last?.skippedKeys ?? 0,
       budgetPerS: this.#options.budget.perS,
     };
   }

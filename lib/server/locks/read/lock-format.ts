@@ -1,0 +1,43 @@
+/**
+ * What is a lock (issue 32 row 8): a key is listed, kept and served only when its value has a
+ * recognised lock format. With a TTL: this library's `rl1:` values, bare hex tokens (this library
+ * with `owner: false`, node-redlock, redis-py's Lock), redsync's base64 tokens (22 or 24
+ * characters), UUIDs (redlock-py, redlock-rb), force-release tombstones (`rlx:`) and Redisson hashes
+ * (key-state.ts). Without a TTL only a format that is unmistakably a lock's (`rl1:`, `rlx:`, a
+ * Redisson hash with UUID holder fields) is shown, as a lock that never expires: an application's
+ * `user:1 = {...}` or `app:note = hello world` is skipped, never read out.
+ */
+import { VALUE_FORMAT_PREFIX } from "@redlock-console/redlock";
+import type { LockFormat } from "@/lib/api";
+import { isTombstone } from "./tombstone";
+
+/** This library's value: `rl1:<40-hex token>:<json>` (lib/redlock/value.ts). */
+const RL1 = new RegExp(`^${VALUE_FORMAT_PREFIX}[0-9a-f]{40}:\\{`);
+/** Random tokens other libraries store as the value, each of a fixed shape. */
+const TOKEN_SHAPES: readonly RegExp[] = [
+  /** Hex: this library with `owner: false` and node-redlock (40), redis-py's Lock (uuid1().hex: 32). */
+  /^[0-9a-fA-F]{32}$|^[0-9a-fA-F]{40}$|^[0-9a-fA-F]{64}$/,
+  /** redsync: 16 random bytes, base64 (24 with padding) or raw/URL base64 (22). */
+  /^[A-Za-z0-9+/]{22}==$|^[A-Za-z0-9+/_-]{22}$/,
+  /** UUIDs: redlock-py, redlock-rb (SecureRandom.uuid), and Redisson-style holders. */
+  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+];
+
+/** True for a value only a lock has, whatever its TTL: `rl1:` and `rlx:` values. */
+export const isUnmistakableLockValue = (value: string): boolean =>
+  isTombstone(value) || RL1.test(value);
+
+/**
+ * The format a string value is recognised as, given its PTTL (-1: no expiry); null when it is no
+ * lock (then the key is skipped: not listed, not kept, its value never served).
+ */
+export function stringLockFormat(value: string, pttlMs: number): LockFormat | null {
+  if (isTombstone(value)) return "tombstone";
+  if (RL1.test(value)) return "string";
+  if (pttlMs < 0) return null;
+  return TOKEN_SHAPES.some((shape) => shape.test(value)) ? "string" : null;
+}
+
+/** Redisson holder field `<client uuid>:<thread id>`, required of a hash lock without a TTL. */
+export const REDISSON_UUID_FIELD =
+  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:\d+$/;
