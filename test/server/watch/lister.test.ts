@@ -98,7 +98,11 @@ describe("the lister", () => {
     release();
     await listing;
     expect(lister.progress).toBeNull();
-    expect(lister.last).toEqual({ startedAtMs: clock.now(), endedAtMs: clock.now() });
+    expect(lister.last).toEqual({
+      startedAtMs: clock.now(),
+      endedAtMs: clock.now(),
+      skippedKeys: 0,
+    });
   });
 
   it("forgets what the listing did not see (the generation sweep)", async () => {
