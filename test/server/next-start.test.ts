@@ -7,6 +7,8 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { connect } from "node:net";
+import { networkInterfaces } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AuditResponse, LockGrantResponse, LocksResponse } from "@/lib/api";
@@ -16,6 +18,22 @@ import { usePrivateMasters } from "../masters";
 const distDir = process.env.CONSOLE_SMOKE_DIST_DIR;
 const enabled = distDir !== undefined && existsSync(path.join(distDir, "BUILD_ID"));
 const token = "smoke-admin-token-0123456789abcdef";
+
+/** A non-loopback IPv4 address of this machine, if it has one. */
+const externalAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((info) => info !== undefined && info.family === "IPv4" && !info.internal)?.address;
+
+/** Whether a TCP connection to host:port is accepted. */
+const reachable = (host: string, port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
 
 interface Started {
   readonly base: string;
@@ -113,6 +131,26 @@ describe.skipIf(!enabled)("the built console under next start", () => {
       await stopConsole(second);
     }
   }, 120_000);
+
+  it.skipIf(externalAddress === undefined)(
+    "listens on 127.0.0.1 only, whatever HOSTNAME says (issue 32 row 1), and where CONSOLE_HOST says",
+    async () => {
+      const started = await startConsole({ ...nodesEnv(), HOSTNAME: "0.0.0.0" });
+      try {
+        const port = Number(new URL(started.base).port);
+        expect((await fetch(`${started.base}/api/health`)).ok).toBe(true);
+        expect(await reachable(externalAddress!, port)).toBe(false);
+      } finally {
+        await stopConsole(started);
+      }
+      const open = await startConsole({ ...nodesEnv(), CONSOLE_HOST: "0.0.0.0" });
+      try {
+        expect(await reachable(externalAddress!, Number(new URL(open.base).port))).toBe(true);
+      } finally {
+        await stopConsole(open);
+      }
+    },
+  );
 
   it("embedded mode starts five masters, prints a token, and stops them on SIGTERM", async () => {
     const started = await startConsole({ REDLOCK_NODES: "", CONSOLE_ADMIN_TOKEN: "" });
