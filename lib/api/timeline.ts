@@ -82,8 +82,23 @@ export type ExpiryCause = z.infer<typeof expiryCauseSchema>;
 /** A partial or conflict state shorter than this is an acquire or release in flight, not an episode. */
 export const EPISODE_MIN_MS = 1_000;
 
+/**
+ * An event id as a client sends it back (`Last-Event-ID`, `?after=`): plain decimal digits, a safe
+ * integer; anything else (empty, `0x10`, `1e1`, ` 5`, `-1`, garbage) is no id at all — never a
+ * number that would replay everything or skip ahead.
+ */
+export function parseEventId(text: string | null | undefined): number | null {
+  if (text == null || !/^(0|[1-9][0-9]{0,15})$/.test(text)) return null;
+  const id = Number(text);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
 export const transitionSchema = z.object({
-  /** Increasing per console process; the SSE event id. */
+  /**
+   * The SSE event id: increasing, also across restarts — a process numbers from its start time in
+   * ms × 1000 (a restarted console's first id is above any id of the one before, below 10^6
+   * transitions a second), and transitions restored from the state store keep theirs.
+   */
   id: z.number().int(),
   /** When the console saw it (console clock, epoch ms). */
   at: epochMsSchema,
@@ -197,8 +212,12 @@ export const eventsQuerySchema = z.object({
     .max(256)
     .regex(/^[^=]+=.*$/, "must be label=value")
     .optional(),
-  /** Only transitions with an id greater than this (to resume). */
-  after: z.coerce.number().int().nonnegative().optional(),
+  /** Only transitions with an id greater than this (to resume): decimal digits only (see parseEventId). */
+  after: z
+    .string()
+    .refine((text) => parseEventId(text) !== null, "must be an event id (decimal digits)")
+    .transform((text) => parseEventId(text)!)
+    .optional(),
   limit: z.coerce.number().int().min(1).max(MAX_EVENTS_LIMIT).default(DEFAULT_EVENTS_LIMIT),
 });
 export type EventsQuery = z.infer<typeof eventsQuerySchema>;

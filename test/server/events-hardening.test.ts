@@ -7,12 +7,21 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as events from "@/app/api/events/route";
+import * as stream from "@/app/api/events/stream/route";
 import type { EventsResponse, Transition } from "@/lib/api";
 import Redlock from "@redlock-console/redlock";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
-import { call, startTestConsole, type TestConsole } from "./helpers";
+import {
+  buildRequest,
+  call,
+  startTestConsole,
+  type CallOptions,
+  type TestConsole,
+} from "./helpers";
 
 const masters = usePrivateMasters(3);
+/** A Redis for console state (CONSOLE_STATE_URL): never a lock node. */
+const stateStore = usePrivateMasters(1);
 let nodes: Redis[];
 let redlock: Redlock;
 
@@ -24,6 +33,53 @@ beforeAll(() => {
 afterAll(async () => {
   await disconnect(nodes);
 });
+
+/** Opens a stream (a request the test can abort) and returns its response and a reader. */
+async function openStream(path = "/api/events/stream", options: CallOptions = {}) {
+  const controller = new AbortController();
+  const built = buildRequest(path, options);
+  const response = await stream.GET(
+    new Request(built.url, { headers: built.headers, signal: controller.signal }),
+  );
+  const decoder = new TextDecoder();
+  let text = "";
+  let ended = false;
+  const reader = response.body?.getReader();
+  return {
+    response,
+    /** Reads for `ms` (or until the stream ends); returns everything read so far. */
+    async readFor(ms: number): Promise<{ text: string; ended: boolean }> {
+      const deadline = Date.now() + ms;
+      while (reader && !ended && Date.now() < deadline) {
+        const chunk = await Promise.race([
+          reader.read(),
+          sleep(Math.max(1, deadline - Date.now())).then(() => null),
+        ]);
+        if (chunk === null) break;
+        if (chunk.done) ended = true;
+        else text += decoder.decode(chunk.value);
+      }
+      return { text, ended };
+    },
+    async close() {
+      controller.abort();
+      await reader?.cancel().catch(() => {});
+    },
+  };
+}
+
+const transitionsIn = (text: string): Transition[] =>
+  text
+    .split("\n\n")
+    .filter((frame) => frame.includes("event: transition"))
+    .map((frame) => JSON.parse(frame.split("data: ")[1]!) as Transition);
+
+/** Acquires and releases `resource`, held long enough to be read (not a brief hold). */
+async function hold(resource: string) {
+  const lock = await redlock.acquire([resource], 5_000);
+  await sleep(150);
+  await lock.release();
+}
 
 async function eventsOf(query: string): Promise<Transition[]> {
   const response = await call<EventsResponse>(events.GET, `/api/events?${query}&limit=1000`);
@@ -70,5 +126,119 @@ describe("row 12: partial and conflict episodes cannot evict real transitions", 
       ["expired", "acquired"],
     );
     await nodes[0]!.del(...junk);
+  });
+});
+
+describe("row 14: event ids survive a restart; Last-Event-ID is parsed strictly", () => {
+  it("an empty, hex, exponent or garbage Last-Event-ID replays nothing; a decimal one replays after it", async () => {
+    const tc = startTestConsole(masters.masters().urls, { resyncIntervalMs: 3_600_000 });
+    try {
+      await tc.sync();
+      await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+      const resource = `${tc.prefix}ids`;
+      await hold(resource);
+      const seen = await vi.waitFor(async () => {
+        const found = await eventsOf(`resource=${encodeURIComponent(resource)}`);
+        expect(found.map((t) => t.kind)).toEqual(["released", "acquired"]);
+        return found;
+      });
+      for (const header of ["", "0x10", "1e1", "garbage", "-1", "1.5", "99999999999999999"]) {
+        const opened = await openStream("/api/events/stream", {
+          headers: { "last-event-id": header },
+        });
+        expect(opened.response.status, header).toBe(200);
+        const { text } = await opened.readFor(300);
+        await opened.close();
+        expect(transitionsIn(text), JSON.stringify(header)).toEqual([]);
+      }
+      const opened = await openStream(
+        `/api/events/stream?resource=${encodeURIComponent(resource)}`,
+        { headers: { "last-event-id": String(seen[1]!.id) } },
+      );
+      const { text } = await opened.readFor(300);
+      await opened.close();
+      expect(transitionsIn(text).map((t) => t.id)).toEqual([seen[0]!.id]);
+      for (const after of ["0x10", "1e1", "", "x"]) {
+        const response = await call(events.GET, `/api/events?after=${after}`);
+        expect(response.status, after).toBe(400);
+      }
+    } finally {
+      await tc.close();
+    }
+  });
+
+  it("after a restart, ids go on above the earlier run's and a client resuming from one of them gets only what followed", async () => {
+    const [stateUrl] = stateStore.masters().urls;
+    const options = { stateUrl, resyncIntervalMs: 3_600_000 };
+    const first = startTestConsole(masters.masters().urls, options);
+    const resource = `${first.prefix}restart`;
+    let lastSeen: Transition;
+    try {
+      await first.sync();
+      await vi.waitFor(() => expect(first.ctx.timeline.horizon().completeSince).not.toBeNull());
+      await hold(resource);
+      lastSeen = await vi.waitFor(() => {
+        const found = first.ctx.timeline.transitions(10, (t) => t.resource === resource);
+        expect(found.map((t) => t.kind)).toEqual(["released", "acquired"]);
+        return found[0]!;
+      });
+    } finally {
+      await first.close();
+    }
+    await sleep(50);
+    const second = startTestConsole(masters.masters().urls, {
+      ...options,
+      lockMatch: [`${first.prefix}*`],
+    });
+    try {
+      await second.sync();
+      await vi.waitFor(() => expect(second.ctx.timeline.horizon().basis).toBe("store"));
+      await hold(resource);
+      await vi.waitFor(() =>
+        expect(
+          second.ctx.timeline.transitions(10, (t) => t.resource === resource).map((t) => t.kind),
+        ).toEqual(["released", "acquired", "released", "acquired"]),
+      );
+      const opened = await openStream(
+        `/api/events/stream?resource=${encodeURIComponent(resource)}`,
+        { headers: { "last-event-id": String(lastSeen.id) } },
+      );
+      const { text } = await opened.readFor(300);
+      await opened.close();
+      const replayed = transitionsIn(text);
+      // The restart's gap (it concerns every lock), then the second run's hold — not the first's.
+      expect(replayed.map((t) => t.kind)).toEqual(["gap", "acquired", "released"]);
+      for (const transition of replayed) expect(transition.id).toBeGreaterThan(lastSeen.id);
+      lastSeen = second.ctx.timeline.transitions(1, (t) => t.resource === resource)[0]!;
+    } finally {
+      await second.close();
+    }
+    // Restarted without a state store: nothing kept, but what happens next is still "after".
+    const third = startTestConsole(masters.masters().urls, {
+      resyncIntervalMs: 3_600_000,
+      lockMatch: [`${first.prefix}*`],
+    });
+    try {
+      await third.sync();
+      await vi.waitFor(() => expect(third.ctx.timeline.horizon().completeSince).not.toBeNull());
+      await hold(resource);
+      await vi.waitFor(() =>
+        expect(third.ctx.timeline.transitions(10, (t) => t.resource === resource)).toHaveLength(2),
+      );
+      // The client reconnects after the new run's hold: replayed, not skipped as "older".
+      const opened = await openStream(
+        `/api/events/stream?resource=${encodeURIComponent(resource)}`,
+        { headers: { "last-event-id": String(lastSeen.id) } },
+      );
+      const { text } = await opened.readFor(300);
+      await opened.close();
+      expect(
+        transitionsIn(text)
+          .filter((t) => t.kind !== "gap")
+          .map((t) => t.kind),
+      ).toEqual(["acquired", "released"]);
+    } finally {
+      await third.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { eventsQuerySchema, type Transition } from "@/lib/api/timeline";
+import { eventsQuerySchema, parseEventId, type Transition } from "@/lib/api/timeline";
 import { ApiError } from "@/lib/server/errors";
 import { readQuery } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
@@ -27,7 +27,10 @@ export const GET = route(async (request, ctx) => {
   if (openStreams >= MAX_STREAMS)
     throw new ApiError("rate_limited", `At most ${MAX_STREAMS} event streams may be open at once.`);
   const keep = filterOf(query);
-  const lastId = Number(request.headers.get("last-event-id") ?? query.after ?? Number.NaN);
+  // A reconnecting EventSource sends Last-Event-ID; a header that is not an id is no id (nothing
+  // replayed), never a number.
+  const header = request.headers.get("last-event-id");
+  const lastId = header !== null ? parseEventId(header) : (query.after ?? null);
   const encoder = new TextEncoder();
   const format = (transition: Transition) =>
     encoder.encode(
@@ -50,7 +53,7 @@ export const GET = route(async (request, ctx) => {
           `retry: 2000\nevent: horizon\ndata: ${JSON.stringify(ctx.timeline.horizon())}\n\n`,
         ),
       );
-      if (Number.isInteger(lastId) && lastId >= 0)
+      if (lastId !== null)
         for (const transition of ctx.timeline.transitions(REPLAY_MAX, keep, lastId).reverse())
           send(format(transition));
       const unsubscribe = ctx.timeline.subscribe((transition) => {
