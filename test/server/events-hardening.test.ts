@@ -8,10 +8,14 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as events from "@/app/api/events/route";
 import * as stream from "@/app/api/events/stream/route";
+import * as session from "@/app/api/session/route";
 import type { EventsResponse, Transition } from "@/lib/api";
 import Redlock from "@redlock-console/redlock";
+import { PEER_ADDRESS_HEADER } from "@/lib/server/auth/client-info";
+import { EVENT_STREAM_LIMITS, eventStreamsOf } from "@/lib/server/timeline/event-streams";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import {
+  ADMIN_TOKEN,
   buildRequest,
   call,
   startTestConsole,
@@ -240,5 +244,163 @@ describe("row 14: event ids survive a restart; Last-Event-ID is parsed strictly"
     } finally {
       await third.close();
     }
+  });
+});
+
+describe("rows 3–5: event streams", () => {
+  let tc: TestConsole;
+  const opened: Array<{ close(): Promise<void> }> = [];
+  const from = (client: string) => ({ [PEER_ADDRESS_HEADER]: client });
+  async function closeAll() {
+    await Promise.all(opened.splice(0).map((one) => one.close()));
+  }
+  afterAll(async () => {
+    await closeAll();
+  });
+
+  describe("with public reads", () => {
+    beforeAll(async () => {
+      tc = startTestConsole(masters.masters().urls, {
+        resyncIntervalMs: 3_600_000,
+        readLimitPerS: 1_000_000,
+      });
+      await tc.sync();
+    });
+    afterAll(async () => {
+      await closeAll();
+      await tc.close();
+    });
+
+    it("row 3: one anonymous client is capped; anonymous clients together cannot take the signed-in share; 429s carry Retry-After", async () => {
+      const { perClientAnonymous, anonymousShare, total } = EVENT_STREAM_LIMITS;
+      expect(anonymousShare).toBeLessThan(total);
+      for (let index = 0; index < perClientAnonymous; index += 1) {
+        const one = await openStream("/api/events/stream", {
+          token: null,
+          headers: from("10.0.0.1"),
+        });
+        opened.push(one);
+        expect(one.response.status).toBe(200);
+      }
+      const capped = await openStream("/api/events/stream", {
+        token: null,
+        headers: from("10.0.0.1"),
+      });
+      expect(capped.response.status).toBe(429);
+      expect(Number(capped.response.headers.get("retry-after"))).toBeGreaterThan(0);
+      // Many anonymous clients fill the anonymous share, and no more.
+      let client = 2;
+      while (eventStreamsOf(tc.ctx).stats().anonymous < anonymousShare) {
+        for (let index = 0; index < perClientAnonymous; index += 1) {
+          if (eventStreamsOf(tc.ctx).stats().anonymous >= anonymousShare) break;
+          const one = await openStream("/api/events/stream", {
+            token: null,
+            headers: from(`10.0.0.${client}`),
+          });
+          opened.push(one);
+          expect(one.response.status).toBe(200);
+        }
+        client += 1;
+      }
+      const anonymous = await openStream("/api/events/stream", {
+        token: null,
+        headers: from("10.0.1.1"),
+      });
+      expect(anonymous.response.status).toBe(429);
+      expect(Number(anonymous.response.headers.get("retry-after"))).toBeGreaterThan(0);
+      // The admin still gets a stream, from a client that holds anonymous ones too.
+      const admin = await openStream("/api/events/stream", { headers: from("10.0.0.1") });
+      opened.push(admin);
+      expect(admin.response.status).toBe(200);
+      await closeAll();
+      expect(eventStreamsOf(tc.ctx).stats()).toMatchObject({ open: 0, anonymous: 0 });
+    });
+
+    it("row 4: a stream whose reader does not read is closed at its buffer bound, never buffered past it", async () => {
+      const { bufferBytes } = EVENT_STREAM_LIMITS;
+      const slow = await openStream("/api/events/stream");
+      expect(slow.response.status).toBe(200);
+      // A reader that reads, alongside: it measures how much was sent.
+      const fast = await openStream("/api/events/stream");
+      const streams = eventStreamsOf(tc.ctx);
+      const dropped = streams.stats().droppedSlowReaders;
+      let round = 0;
+      let sent = 0;
+      while (sent < 2 * bufferBytes && round < 40) {
+        await Promise.all(
+          Array.from({ length: 100 }, (_, index) => hold(`${tc.prefix}slow:${round}:${index}`)),
+        );
+        sent = new TextEncoder().encode((await fast.readFor(200)).text).byteLength;
+        round += 1;
+      }
+      expect(sent).toBeGreaterThanOrEqual(2 * bufferBytes);
+      await fast.close();
+      // What it can still read is what was queued: at most the bound (plus the frame that crossed
+      // it), then the end.
+      const { text, ended } = await slow.readFor(2_000);
+      expect(ended).toBe(true);
+      const bytes = new TextEncoder().encode(text).byteLength;
+      expect(bytes).toBeGreaterThan(bufferBytes / 2);
+      expect(bytes).toBeLessThan(bufferBytes + 16 * 1024);
+      expect(streams.stats().droppedSlowReaders).toBe(dropped + 1);
+      expect(streams.stats().open).toBe(0);
+      await slow.close();
+    }, 60_000);
+  });
+
+  describe("with public reads off", () => {
+    beforeAll(async () => {
+      tc = startTestConsole(masters.masters().urls, {
+        resyncIntervalMs: 3_600_000,
+        publicRead: false,
+        sessionTtlS: 3,
+      });
+      await tc.sync();
+      await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+    });
+    afterAll(async () => {
+      await closeAll();
+      await tc.close();
+    });
+
+    async function login(): Promise<string> {
+      const response = await call(session.POST, "/api/session", {
+        body: { token: ADMIN_TOKEN },
+        token: null,
+      });
+      expect(response.status).toBe(200);
+      return response.headers.get("set-cookie")!.split(";")[0]!;
+    }
+
+    it("row 5: a stream opened with a login ends at logout", async () => {
+      const cookie = await login();
+      const live = await openStream("/api/events/stream", { token: null, cookie });
+      expect(live.response.status).toBe(200);
+      await hold(`${tc.prefix}before-logout`);
+      expect((await live.readFor(1_000)).text).toContain(`${tc.prefix}before-logout`);
+      const out = await call(session.DELETE, "/api/session", {
+        method: "DELETE",
+        token: null,
+        cookie,
+      });
+      expect(out.status).toBe(200);
+      await hold(`${tc.prefix}after-logout`);
+      const { text, ended } = await live.readFor(1_500);
+      expect(text).not.toContain(`${tc.prefix}after-logout`);
+      expect(ended).toBe(true);
+      await live.close();
+    });
+
+    it("row 5: a stream opened with a login ends when the session expires", async () => {
+      const cookie = await login();
+      const live = await openStream("/api/events/stream", { token: null, cookie });
+      expect(live.response.status).toBe(200);
+      await sleep(3_200);
+      await hold(`${tc.prefix}after-expiry`);
+      const { text, ended } = await live.readFor(1_500);
+      expect(text).not.toContain(`${tc.prefix}after-expiry`);
+      expect(ended).toBe(true);
+      await live.close();
+    });
   });
 });
