@@ -1,6 +1,7 @@
 /**
- * Issue 32 row 3, in the browser: the Events page whose stream is refused (429) says in words that
+ * Issue 32 in the browser. Row 3: the Events page whose stream is refused (429) says in words that
  * it is not live, reconnects with backoff by itself, and then shows what happened meanwhile.
+ * Row 14: an owner label with bidi controls and invisible characters is shown with them escaped.
  */
 import { randomBytes } from "node:crypto";
 import { expect, test } from "./support/fixtures";
@@ -9,7 +10,10 @@ test("the events page: a refused stream says it is not live, reconnects with bac
   page,
   masters,
   resource,
+  consoleErrors,
 }) => {
+  // The refusals this test makes: the browser logs each failed load.
+  consoleErrors.allow(/status of 429/);
   let refused = 0;
   await page.route("**/api/events/stream**", async (route) => {
     if (refused < 2) {
@@ -38,4 +42,34 @@ test("the events page: a refused stream says it is not live, reconnects with bac
     timeout: 10_000,
   });
   await masters.deleteEverywhere(resource);
+});
+
+test("an owner label with bidi controls and invisible characters shows them escaped, not applied", async ({
+  page,
+  masters,
+}) => {
+  const resource = `e2e:bidi:${randomBytes(4).toString("hex")}`;
+  const value = randomBytes(20).toString("hex");
+  await masters.setOn([0, 1, 2, 3, 4], resource, value, 60_000);
+  await masters.putOwner(
+    resource,
+    {
+      value,
+      labels: { service: "evil\u202egnp.exe", host: "a\u200bb" },
+      acquiredAt: Date.now() - 1_000,
+      extensions: 0,
+    },
+    60_000,
+  );
+  try {
+    await page.goto(`/locks/${encodeURIComponent(resource)}`);
+    const main = page.getByRole("main");
+    await expect(main.getByText("evil\\u202Egnp.exe").first()).toBeVisible();
+    await expect(main.getByText("a\\u200Bb").first()).toBeVisible();
+    const text = await main.innerText();
+    expect(text).not.toContain("\u202e");
+    expect(text).not.toContain("\u200b");
+  } finally {
+    await masters.deleteWithOwnership(resource);
+  }
 });
