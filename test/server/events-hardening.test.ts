@@ -247,6 +247,43 @@ describe("row 14: event ids survive a restart; Last-Event-ID is parsed strictly"
   });
 });
 
+describe("row 14: keys that are not UTF-8 keep their bytes in transitions and filters", () => {
+  it("\\xffA and \\xfeA: each transition carries its own bytes, and a filter matches one of them only", async () => {
+    const tc = startTestConsole(masters.masters().urls, { resyncIntervalMs: 3_600_000 });
+    try {
+      await tc.sync();
+      await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+      const keys = [0xff, 0xfe].map((byte) =>
+        Buffer.concat([Buffer.from(tc.prefix), Buffer.from([byte, 0x41])]),
+      );
+      for (const key of keys)
+        await Promise.all(nodes.map((node) => node.set(key, "a".repeat(40), "PX", 60_000)));
+      const found = await vi.waitFor(
+        async () => {
+          const acquired = (
+            await eventsOf(`match=${encodeURIComponent(`${tc.prefix}*`)}&kind=acquired`)
+          ).filter((t) => t.resource.startsWith(tc.prefix));
+          expect(acquired).toHaveLength(2);
+          return acquired;
+        },
+        { timeout: 10_000, interval: 100 },
+      );
+      const wanted = keys.map((key) => key.toString("base64")).sort();
+      expect(found.map((t) => t.resourceBase64).sort()).toEqual(wanted);
+      // The lossy name matches neither exactly; the bytes match one each.
+      const lossy = `${tc.prefix}\ufffdA`;
+      expect(await eventsOf(`resource=${encodeURIComponent(lossy)}`)).toEqual([]);
+      for (const key of keys) {
+        const one = await eventsOf(`resourceBase64=${encodeURIComponent(key.toString("base64"))}`);
+        expect(one.map((t) => t.resourceBase64)).toEqual([key.toString("base64")]);
+      }
+      for (const key of keys) await Promise.all(nodes.map((node) => node.del(key)));
+    } finally {
+      await tc.close();
+    }
+  });
+});
+
 describe("rows 3–5: event streams", () => {
   let tc: TestConsole;
   const opened: Array<{ close(): Promise<void> }> = [];

@@ -290,10 +290,12 @@ export class Timeline implements IndexObserver {
   }
 
   #publish(fields: TransitionFields): void {
+    const named = describeLatin1Key(fields.resource);
     const transition = makeTransition({
       ...fields,
       id: this.#nextId++,
-      resource: displayName(fields.resource),
+      resource: named.resource,
+      resourceBase64: named.resourceBase64 ?? null,
     });
     this.#emitted += 1;
     this.#history.push(transition);
