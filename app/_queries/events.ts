@@ -11,6 +11,8 @@ export interface TransitionFilters {
   kind?: string;
   owner?: string;
   resource?: string;
+  /** A key that is not valid UTF-8, by its bytes (base64). */
+  resourceBase64?: string;
 }
 
 /** Rows kept in the browser at most; older ones fall off the end. */
