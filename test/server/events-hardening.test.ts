@@ -9,10 +9,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as events from "@/app/api/events/route";
 import * as stream from "@/app/api/events/stream/route";
 import * as session from "@/app/api/session/route";
-import type { EventsResponse, Transition } from "@/lib/api";
+import { makeTransition, type EventsResponse, type Transition } from "@/lib/api";
 import Redlock from "@redlock-console/redlock";
 import { PEER_ADDRESS_HEADER } from "@/lib/server/auth/client-info";
 import { EVENT_STREAM_LIMITS, eventStreamsOf } from "@/lib/server/timeline/event-streams";
+import { History } from "@/lib/server/timeline/history";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import {
   ADMIN_TOKEN,
@@ -99,6 +100,31 @@ describe("row 12: partial and conflict episodes cannot evict real transitions", 
     await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
   });
   afterAll(() => tc.close());
+
+  it("the bounds, in memory: episodes fill their own ring, newest() merges both rings by id", () => {
+    const history = new History(8);
+    let id = 0;
+    const push = (kind: Transition["kind"]) =>
+      history.push(makeTransition({ id: ++id, at: id, kind, resource: `r${id}` }));
+    push("acquired");
+    push("expired");
+    expect(history.full).toBe(false);
+    for (let index = 0; index < 100; index += 1) push("partial");
+    push("released");
+    expect(history.full).toBe(true);
+    const kept = history.newest(100, () => true);
+    expect(kept.map((t) => t.kind)).toEqual([
+      "released",
+      "partial",
+      "partial",
+      "expired",
+      "acquired",
+    ]);
+    expect(kept.map((t) => t.id)).toEqual([...kept.map((t) => t.id)].sort((a, b) => b - a));
+    // History that is complete only since the oldest kept episode (earlier ones were dropped).
+    expect(history.oldest?.kind).toBe("partial");
+    expect(new History(3).full).toBe(false);
+  });
 
   it("300 junk keys on one node (history of 100): the real lock's acquired and expired stay", async () => {
     const resource = `${tc.prefix}real`;

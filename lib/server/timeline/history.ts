@@ -65,7 +65,9 @@ export class History {
 
   /** Some transitions were dropped: a ring is full. */
   get full(): boolean {
-    return this.#main.size >= this.#main.capacity || this.#episodes.size >= this.#episodes.capacity;
+    return [this.#main, this.#episodes].some(
+      (ring) => ring.capacity > 0 && ring.size >= ring.capacity,
+    );
   }
 
   /**
