@@ -1,13 +1,13 @@
 "use client";
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { HistoryHorizonNotice } from "@/components/locks/history-horizon";
 import { TRANSITION_TEXT } from "@/components/locks/transition-kind";
 import { TransitionTable } from "@/components/locks/transition-table";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { transitionKindSchema } from "@/lib/api/timeline";
-import { useTransitions, type TransitionFilters } from "../_queries/events";
+import { useTransitions, type LiveState, type TransitionFilters } from "../_queries/events";
 
 const KIND_CHOICES = [
   { value: "", label: "All kinds" },
@@ -57,9 +57,40 @@ function TextFilter(props: {
   );
 }
 
+/** Says in words whether the feed is live; while it is not, when the page tries again. */
+function LiveNotice({ live }: { live: LiveState }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (live.state !== "retrying") return;
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, [live]);
+  if (live.state === "off") return null;
+  if (live.state === "live")
+    return (
+      <p role="status" data-testid="live-status" data-live="live" className="muted">
+        Live: new transitions appear as they happen.
+      </p>
+    );
+  if (live.state === "connecting")
+    return (
+      <p role="status" data-testid="live-status" data-live="connecting" className="muted">
+        Connecting to the live feed…
+      </p>
+    );
+  if (live.state !== "retrying") return null;
+  const inS = Math.max(0, Math.ceil((live.retryAt - now) / 1_000));
+  return (
+    <p role="status" data-testid="live-status" data-live="retrying" className="notice notice-warn">
+      Not live: the live feed was refused or lost, so new transitions are not shown and this list
+      may be out of date. Reconnecting {inS > 0 ? `in ${inS} s` : "now"} (attempt {live.attempt}).
+    </p>
+  );
+}
+
 export function EventsClient() {
   const [filters, setFilters] = useFilterParams();
-  const { data, error } = useTransitions(filters);
+  const { data, error, live } = useTransitions(filters);
   const [match, setMatch] = useState(filters.match ?? "");
   const [owner, setOwner] = useState(filters.owner ?? "");
   const apply = (event: FormEvent) => {
@@ -98,6 +129,7 @@ export function EventsClient() {
         <button type="submit">Apply</button>
       </form>
       {error && <ErrorNotice error={error} title="Events unavailable" />}
+      <LiveNotice live={live} />
       {data && <HistoryHorizonNotice horizon={data.horizon} />}
       {!data && !error && <p className="muted">Loading events…</p>}
       {data && data.transitions.length === 0 && (

@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { Area, ReferenceLine, YAxis } from "recharts";
 import { TimeChartFrame } from "@/components/charts/time-chart-frame";
 import type { Transition } from "@/lib/api/timeline";
+import { visibleText } from "@/components/ui/visible-text";
 
 const WINDOW_MS = 60 * 60_000;
 /** A hold is drawn at least this wide, so a hold of seconds still shows in an hour. */
@@ -34,8 +35,8 @@ export function holdBands(transitions: readonly Transition[], nowMs: number): Ho
   const bands: HoldBand[] = [];
   const open = new Map<string, HoldBand>();
   for (const transition of [...transitions].reverse()) {
-    const holder =
-      transition.owner?.labels.service ?? transition.owner?.labels.host ?? "unlabelled";
+    const label = transition.owner?.labels.service ?? transition.owner?.labels.host;
+    const holder = label !== undefined ? visibleText(label) : "unlabelled";
     if (transition.kind === "acquired" && transition.value) {
       const band: HoldBand = {
         value: transition.value,

@@ -1,4 +1,5 @@
 import type { LockFormat, LockOwner } from "@/lib/api/locks";
+import { visibleText } from "@/components/ui/visible-text";
 
 const FORMAT_NAMES: Record<LockFormat, string> = {
   string: "node-redlock/redsync string",
@@ -9,20 +10,23 @@ const FORMAT_NAMES: Record<LockFormat, string> = {
 /** The labels an operator recognises first, in this order; the rest stay in the tooltip. */
 const HEADLINE_LABELS = ["service", "host", "pid"] as const;
 
-/** "billing / worker-7 / 4242", or the first labels when none of service/host/pid is set. */
+/**
+ * "billing / worker-7 / 4242", or the first labels when none of service/host/pid is set. Labels
+ * are shown with invisible and bidi characters escaped (visibleText), here and below.
+ */
 export function ownerHeadline(labels: Record<string, string>): string {
   const headline = HEADLINE_LABELS.map((name) => labels[name]).filter(
     (value) => value !== undefined,
   );
-  if (headline.length > 0) return headline.join(" / ");
+  if (headline.length > 0) return headline.map(visibleText).join(" / ");
   const others = Object.values(labels).slice(0, 3);
-  return others.length > 0 ? others.join(" / ") : "no labels";
+  return others.length > 0 ? others.map(visibleText).join(" / ") : "no labels";
 }
 
 /** Every label, one "name=value" per line, for a tooltip. */
 export function labelsText(labels: Record<string, string>): string {
   return Object.entries(labels)
-    .map(([name, value]) => `${name}=${value}`)
+    .map(([name, value]) => `${visibleText(name)}=${visibleText(value)}`)
     .join("\n");
 }
 
@@ -60,8 +64,8 @@ export function OwnerLabels({ labels }: { labels: Record<string, string> }) {
     <span className="owner-labels">
       {entries.map(([name, value]) => (
         <span key={name} className="owner-label">
-          <span className="muted">{name}=</span>
-          {value}
+          <span className="muted">{visibleText(name)}=</span>
+          {visibleText(value)}
         </span>
       ))}
     </span>

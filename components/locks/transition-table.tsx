@@ -4,6 +4,7 @@ import { PlainTable } from "@/components/ui/plain-table";
 import { isAlarming, type Transition } from "@/lib/api/timeline";
 import { OwnerLabels } from "./lock-owner";
 import { TransitionKindBadge } from "./transition-kind";
+import { visibleText } from "@/components/ui/visible-text";
 
 function Detail({ transition }: { transition: Transition }) {
   const parts: React.ReactNode[] = [];
@@ -17,7 +18,8 @@ function Detail({ transition }: { transition: Transition }) {
   if (transition.by)
     parts.push(`by ${transition.by}${transition.reason ? `: ${transition.reason}` : ""}`);
   if (transition.afterExpired) {
-    const previous = transition.afterExpired.owner?.labels.service ?? "the previous holder";
+    const service = transition.afterExpired.owner?.labels.service;
+    const previous = service !== undefined ? visibleText(service) : "the previous holder";
     parts.push(
       `${previous}'s hold expired at ${formatTimestamp(transition.afterExpired.expiredAt)} without a release: if it was only paused, both may have acted as holders (possible overlap)`,
     );

@@ -3,7 +3,12 @@
  * server-sent events) and `GET /api/locks/{resource}/timeline` (one lock's transitions).
  */
 import { z } from "zod";
-import { epochMsSchema, MAX_RESOURCE_BYTES, nodeIdSchema } from "./common";
+import {
+  epochMsSchema,
+  MAX_RESOURCE_BASE64_LENGTH,
+  MAX_RESOURCE_BYTES,
+  nodeIdSchema,
+} from "./common";
 import { holderSessionIdSchema } from "./holder-session";
 import { ownerInfoSchema } from "./locks";
 
@@ -82,14 +87,34 @@ export type ExpiryCause = z.infer<typeof expiryCauseSchema>;
 /** A partial or conflict state shorter than this is an acquire or release in flight, not an episode. */
 export const EPISODE_MIN_MS = 1_000;
 
+/**
+ * An event id as a client sends it back (`Last-Event-ID`, `?after=`): plain decimal digits, a safe
+ * integer; anything else (empty, `0x10`, `1e1`, ` 5`, `-1`, garbage) is no id at all — never a
+ * number that would replay everything or skip ahead.
+ */
+export function parseEventId(text: string | null | undefined): number | null {
+  if (text == null || !/^(0|[1-9][0-9]{0,15})$/.test(text)) return null;
+  const id = Number(text);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
 export const transitionSchema = z.object({
-  /** Increasing per console process; the SSE event id. */
+  /**
+   * The SSE event id: increasing, also across restarts — a process numbers from its start time in
+   * ms × 1000 (a restarted console's first id is above any id of the one before, below 10^6
+   * transitions a second), and transitions restored from the state store keep theirs.
+   */
   id: z.number().int(),
   /** When the console saw it (console clock, epoch ms). */
   at: epochMsSchema,
   kind: transitionKindSchema,
-  /** The lock's resource name ("" for a gap). */
+  /**
+   * The lock's resource name ("" for a gap): the key's UTF-8 text — lossy (U+FFFD) for a key whose
+   * bytes are not valid UTF-8, which then has `resourceBase64`.
+   */
   resource: z.string(),
+  /** The key's exact bytes, base64, when they are not valid UTF-8; null otherwise. */
+  resourceBase64: z.string().nullable().default(null),
   /** The holder's value (evicted: the value the node lost); null when none. */
   value: z.string().nullable(),
   owner: ownerInfoSchema.nullable(),
@@ -133,6 +158,7 @@ export function makeTransition(
   fields: Pick<Transition, "id" | "kind" | "resource" | "at"> & Partial<Transition>,
 ): Transition {
   return {
+    resourceBase64: null,
     value: null,
     owner: null,
     heldMs: null,
@@ -187,8 +213,10 @@ const kindsSchema = z
 export const eventsQuerySchema = z.object({
   /** Glob (Redis MATCH syntax) on resource names. */
   match: z.string().max(256).optional(),
-  /** One resource, exactly (the lock page). */
+  /** One resource, exactly (the lock page): a key whose bytes are valid UTF-8. */
   resource: z.string().min(1).max(MAX_RESOURCE_BYTES).optional(),
+  /** One resource by its exact bytes (base64): a key that is not valid UTF-8. */
+  resourceBase64: z.base64().min(1).max(MAX_RESOURCE_BASE64_LENGTH).optional(),
   /** Comma-separated kinds. */
   kind: kindsSchema.optional(),
   /** `label=value` on the holder's owner labels, e.g. `service=billing`. */
@@ -197,8 +225,12 @@ export const eventsQuerySchema = z.object({
     .max(256)
     .regex(/^[^=]+=.*$/, "must be label=value")
     .optional(),
-  /** Only transitions with an id greater than this (to resume). */
-  after: z.coerce.number().int().nonnegative().optional(),
+  /** Only transitions with an id greater than this (to resume): decimal digits only (see parseEventId). */
+  after: z
+    .string()
+    .refine((text) => parseEventId(text) !== null, "must be an event id (decimal digits)")
+    .transform((text) => parseEventId(text)!)
+    .optional(),
   limit: z.coerce.number().int().min(1).max(MAX_EVENTS_LIMIT).default(DEFAULT_EVENTS_LIMIT),
 });
 export type EventsQuery = z.infer<typeof eventsQuerySchema>;
@@ -213,7 +245,7 @@ export type EventsResponse = z.infer<typeof eventsResponseSchema>;
 
 /** The filters as one predicate, shared by the server (page, stream) and the browser (live rows). */
 export function transitionFilter(
-  query: Pick<EventsQuery, "kind" | "owner" | "resource">,
+  query: Pick<EventsQuery, "kind" | "owner" | "resource" | "resourceBase64">,
   matchResource: (resource: string) => boolean,
 ): (transition: Transition) => boolean {
   const kinds = query.kind && query.kind.length > 0 ? new Set(query.kind) : null;
@@ -226,9 +258,13 @@ export function transitionFilter(
     }
     // A gap concerns every lock: a filtered feed must show it too.
     if (transition.kind === "gap") return true;
-    return query.resource !== undefined
-      ? transition.resource === query.resource
-      : matchResource(transition.resource);
+    // A name is exact only for a key whose bytes are UTF-8: two keys \xffA and \xfeA both read
+    // "\ufffdA", so they are told apart, and filtered, by their bytes.
+    if (query.resourceBase64 !== undefined)
+      return transition.resourceBase64 === query.resourceBase64;
+    if (query.resource !== undefined)
+      return transition.resourceBase64 === null && transition.resource === query.resource;
+    return matchResource(transition.resource);
   };
 }
 

@@ -105,9 +105,35 @@ function LockSummary({ lock, holderSession, fencingToken, serverTimeMs }: LockSu
   );
 }
 
+/**
+ * The key's bytes as base64 when the page was opened by them (`?key=`) and they are not valid
+ * UTF-8: such a key's transitions are told apart by their bytes, not by their (lossy) name.
+ */
+function nonUtf8Base64(keyBase64Url: string | undefined): string | undefined {
+  if (keyBase64Url === undefined) return undefined;
+  const base64 = keyBase64Url.replaceAll("-", "+").replaceAll("_", "/");
+  const padded = base64.padEnd(Math.ceil(base64.length / 4) * 4, "=");
+  let bytes: Uint8Array;
+  try {
+    bytes = Uint8Array.from(atob(padded), (char) => char.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return undefined;
+  } catch {
+    return padded;
+  }
+}
+
 /** What has been happening to this lock: its holds over the last hour, then every transition, live. */
-function ResourceTimeline({ resource }: { resource: string }) {
-  const { data, error } = useTransitions({ resource }, 500);
+function ResourceTimeline({ resource, keyBase64Url }: { resource: string; keyBase64Url?: string }) {
+  const resourceBase64 = nonUtf8Base64(keyBase64Url);
+  const { data, error } = useTransitions(
+    resourceBase64 !== undefined ? { resourceBase64 } : { resource },
+    500,
+  );
   return (
     <section aria-labelledby="lock-timeline-heading">
       <h2 id="lock-timeline-heading">Timeline</h2>
@@ -214,7 +240,7 @@ export function LockDetailClient({
           )}
         </section>
       )}
-      <ResourceTimeline resource={resource} />
+      <ResourceTimeline resource={resource} keyBase64Url={keyBase64Url} />
       <ResourceAudit resource={resource} />
     </>
   );

@@ -14,6 +14,7 @@ import {
 } from "./credentials";
 import type { ConsoleContext } from "../console";
 import { ApiError } from "../errors";
+import { eventStreamsOf } from "../timeline/event-streams";
 
 export function sessionBody(ctx: ConsoleContext, principal: Principal | null): SessionResponse {
   return {
@@ -73,6 +74,8 @@ export async function logout(ctx: ConsoleContext, request: Request): Promise<str
     cookie && ctx.config.adminToken ? verifySessionValue(ctx.config.adminToken, cookie) : null;
   if (session) {
     const storedOn = await ctx.revocations.revoke(session.nonce, session.expiresAt);
+    // This replica knows it at once: the event streams opened with this session end now.
+    eventStreamsOf(ctx).loggedOut(sessionLabel(session.nonce));
     if (storedOn.length === 0) {
       throw new ApiError(
         "quorum_unavailable",

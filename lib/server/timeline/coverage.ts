@@ -91,11 +91,11 @@ export class Coverage {
 
   /** Since when `history` is complete, and why; once the ring is full, its oldest entry bounds it. */
   horizon(
-    history: Pick<History, "oldest" | "size" | "capacity">,
+    history: Pick<History, "oldest" | "size" | "capacity"> & Partial<Pick<History, "full">>,
     durable: boolean,
   ): HistoryHorizon {
     const oldest = history.oldest;
-    const full = history.size >= history.capacity;
+    const full = history.full ?? history.size >= history.capacity;
     const retentionSince = full && oldest ? oldest.at : null;
     const since =
       this.#completeSinceMs === null

@@ -1,7 +1,7 @@
 import "server-only";
 /**
- * The last `capacity` transitions, oldest overwritten first (a ring: memory is bounded by the
- * capacity, whatever the rate), plus a per-lock activity count for the overview's "last hour".
+ * The last `capacity` transitions, oldest overwritten first (rings: memory is bounded by the
+ * capacity, whatever the rate; episodes bounded apart from hand-overs), plus a per-lock activity count for the overview's "last hour".
  */
 import type { Transition } from "@/lib/api/timeline";
 
@@ -9,43 +9,105 @@ import type { Transition } from "@/lib/api/timeline";
 const ACTIVITY_STEP_MS = 5 * 60_000;
 const ACTIVITY_STEPS = 12;
 
+/** Partial and conflict episodes: what a node's junk or a half-done acquire produces, not a hand-over. */
+const isEpisode = (transition: Transition): boolean =>
+  transition.kind === "partial" || transition.kind === "conflict";
+
+/** A ring of at most `capacity` transitions, oldest overwritten first. */
+class Ring {
+  readonly #slots: Array<Transition | undefined>;
+  #next = 0;
+  size = 0;
+
+  constructor(readonly capacity: number) {
+    this.#slots = new Array<Transition | undefined>(capacity);
+  }
+
+  push(transition: Transition): void {
+    if (this.capacity === 0) return;
+    this.#slots[this.#next] = transition;
+    this.#next = (this.#next + 1) % this.capacity;
+    this.size = Math.min(this.size + 1, this.capacity);
+  }
+
+  /** The `offset`-th newest (1: the newest); undefined past the size. */
+  at(offset: number): Transition | undefined {
+    if (offset > this.size) return undefined;
+    return this.#slots[(this.#next - offset + this.capacity) % this.capacity];
+  }
+
+  get oldest(): Transition | undefined {
+    return this.at(this.size);
+  }
+}
+
+/**
+ * Transitions of every kind but episodes keep `capacity`; episodes (partial, conflict) a ring of
+ * their own, a quarter as large: 5,000 junk keys set on one node are 5,000 partial episodes, and in
+ * one shared ring they would push out every real acquisition, release and expiry.
+ */
 export class History {
   readonly capacity: number;
-  readonly #ring: Array<Transition | undefined>;
-  /** Index of the next slot written. */
-  #next = 0;
-  #size = 0;
+  readonly #main: Ring;
+  readonly #episodes: Ring;
   /** Per resource: [step of slot 0, hands × 12, expired × 12] — only for locks with activity. */
   readonly #activity = new Map<string, { step: number; counts: Uint32Array }>();
 
   constructor(capacity: number) {
     this.capacity = capacity;
-    this.#ring = new Array<Transition | undefined>(capacity);
+    this.#main = new Ring(capacity);
+    this.#episodes = new Ring(Math.floor(capacity / 4));
   }
 
   get size(): number {
-    return this.#size;
+    return this.#main.size + this.#episodes.size;
   }
 
-  /** The oldest transition kept; undefined when none. */
+  /** Some transitions were dropped: a ring is full. */
+  get full(): boolean {
+    return [this.#main, this.#episodes].some(
+      (ring) => ring.capacity > 0 && ring.size >= ring.capacity,
+    );
+  }
+
+  /**
+   * What bounds the history once full: the newest of the full rings' oldest transitions (before
+   * it, some were dropped); otherwise the oldest kept. Undefined when none.
+   */
   get oldest(): Transition | undefined {
-    if (this.#size === 0) return undefined;
-    return this.#ring[(this.#next - this.#size + this.capacity) % this.capacity];
+    const bounds = [this.#main, this.#episodes]
+      .filter((ring) => ring.capacity > 0 && ring.size >= ring.capacity)
+      .map((ring) => ring.oldest!);
+    if (bounds.length > 0) return bounds.reduce((a, b) => (a.id > b.id ? a : b));
+    const main = this.#main.oldest;
+    const episode = this.#episodes.oldest;
+    if (!main || !episode) return main ?? episode;
+    return main.id < episode.id ? main : episode;
   }
 
   push(transition: Transition): void {
-    this.#ring[this.#next] = transition;
-    this.#next = (this.#next + 1) % this.capacity;
-    this.#size = Math.min(this.#size + 1, this.capacity);
+    if (isEpisode(transition) && this.#episodes.capacity > 0) this.#episodes.push(transition);
+    else this.#main.push(transition);
     if (transition.kind === "acquired") this.#count(transition.resource, transition.at, 0);
     else if (transition.kind === "expired") this.#count(transition.resource, transition.at, 1);
   }
 
-  /** Newest first, those `keep` accepts, at most `limit`, each with id > `afterId`. */
+  /** Newest first (by id), those `keep` accepts, at most `limit`, each with id > `afterId`. */
   newest(limit: number, keep: (transition: Transition) => boolean, afterId = -1): Transition[] {
     const found: Transition[] = [];
-    for (let offset = 1; offset <= this.#size && found.length < limit; offset += 1) {
-      const transition = this.#ring[(this.#next - offset + this.capacity) % this.capacity]!;
+    let main = 1;
+    let episode = 1;
+    while (found.length < limit) {
+      const a = this.#main.at(main);
+      const b = this.#episodes.at(episode);
+      let transition: Transition;
+      if (a && (!b || a.id > b.id)) {
+        transition = a;
+        main += 1;
+      } else if (b) {
+        transition = b;
+        episode += 1;
+      } else break;
       if (transition.id <= afterId) break;
       if (keep(transition)) found.push(transition);
     }

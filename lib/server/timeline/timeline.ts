@@ -73,7 +73,8 @@ export class Timeline implements IndexObserver {
   readonly #brief = new BriefHolds();
   readonly #coverage = new Coverage();
   readonly #checks: SessionChecks;
-  #nextId = 1;
+  /** Ids from this process's start time × 1000: above any id of an earlier run (see transitionSchema.id). */
+  #nextId = Date.now() * 1_000;
   /** Transitions folded in this process (restored ones not counted). */
   #emitted = 0;
   #lastPruneMs = 0;
@@ -113,11 +114,21 @@ export class Timeline implements IndexObserver {
   }
 
   /**
-   * Transitions loaded from a durable store, oldest first: kept as history (ids renumbered in this
-   * process), with a gap from the store's last one to now — the console was not watching then.
+   * Transitions loaded from a durable store, oldest first: kept as history with their ids (a client
+   * resuming after one of them gets what followed it; an id out of order is renumbered after the
+   * one before), with a gap from the store's last one to now — the console was not watching then.
    */
   restore(stored: readonly Transition[], storeAsOfMs: number | null, nowMs = Date.now()): void {
-    for (const transition of stored) this.#history.push({ ...transition, id: this.#nextId++ });
+    let previous = 0;
+    for (const transition of stored) {
+      const kept =
+        Number.isSafeInteger(transition.id) &&
+        transition.id > previous &&
+        transition.id < this.#nextId;
+      previous = kept ? transition.id : previous + 1;
+      this.#history.push({ ...transition, id: previous });
+    }
+    this.#nextId = Math.max(this.#nextId, previous + 1);
     const first = stored[0];
     this.#coverage.restored(
       first ? first.at : null,
@@ -279,10 +290,12 @@ export class Timeline implements IndexObserver {
   }
 
   #publish(fields: TransitionFields): void {
+    const named = describeLatin1Key(fields.resource);
     const transition = makeTransition({
       ...fields,
       id: this.#nextId++,
-      resource: displayName(fields.resource),
+      resource: named.resource,
+      resourceBase64: named.resourceBase64 ?? null,
     });
     this.#emitted += 1;
     this.#history.push(transition);

@@ -1,82 +1,126 @@
-import { eventsQuerySchema, type Transition } from "@/lib/api/timeline";
-import { ApiError } from "@/lib/server/errors";
+import { eventsQuerySchema, parseEventId, type Transition } from "@/lib/api/timeline";
+import { clientIp } from "@/lib/server/auth/client-info";
 import { readQuery } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
+import {
+  eventStreamsOf,
+  type StreamEnd,
+  type StreamSlot,
+} from "@/lib/server/timeline/event-streams";
 import { filterOf } from "@/lib/server/timeline/events-query";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** Streams open at once at most: each costs a listener and a socket, never a read of a node. */
-const MAX_STREAMS = 200;
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const KEEPALIVE_MS = 15_000;
 /** Transitions replayed to a client that resumes (Last-Event-ID) at most. */
 const REPLAY_MAX = 1_000;
 
-let openStreams = 0;
-
 /**
  * Lock transitions as server-sent events (`event: transition`, `id:` its id), filtered like
  * GET /api/events. Pushed from the timeline in memory as they happen: any number of viewers cost
- * the nodes nothing. A reconnecting EventSource resumes after its Last-Event-ID.
+ * the nodes nothing. A reconnecting EventSource resumes after its Last-Event-ID. Slots, per-client
+ * caps, the per-stream buffer bound and the end at logout or expiry: lib/server/timeline/event-streams.ts.
  */
 export const GET = route(async (request, ctx) => {
-  await ctx.guard.requireRead(request);
+  const principal = await ctx.guard.requireRead(request);
   const query = readQuery(request, eventsQuerySchema);
-  if (openStreams >= MAX_STREAMS)
-    throw new ApiError("rate_limited", `At most ${MAX_STREAMS} event streams may be open at once.`);
+  const streams = eventStreamsOf(ctx);
+  const { limits } = streams;
+  let end: (why: StreamEnd) => void = () => {};
+  const slot: StreamSlot = {
+    client: clientIp(request, ctx.config.trustProxy),
+    signedIn: principal !== null,
+    label: principal?.kind === "session" ? principal.label : null,
+    end: (why) => end(why),
+  };
+  streams.admit(slot);
   const keep = filterOf(query);
-  const lastId = Number(request.headers.get("last-event-id") ?? query.after ?? Number.NaN);
+  // A reconnecting EventSource sends Last-Event-ID; a header that is not an id is no id (nothing
+  // replayed), never a number.
+  const header = request.headers.get("last-event-id");
+  const lastId = header !== null ? parseEventId(header) : (query.after ?? null);
   const encoder = new TextEncoder();
   const format = (transition: Transition) =>
     encoder.encode(
       `id: ${transition.id}\nevent: transition\ndata: ${JSON.stringify(transition)}\n\n`,
     );
-  let cleanup = () => {};
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      openStreams += 1;
-      ctx.metrics.setEventStreamClients(openStreams);
-      const send = (chunk: Uint8Array) => {
-        try {
-          controller.enqueue(chunk);
-        } catch {
-          cleanup();
-        }
-      };
-      send(
-        encoder.encode(
-          `retry: 2000\nevent: horizon\ndata: ${JSON.stringify(ctx.timeline.horizon())}\n\n`,
-        ),
-      );
-      if (Number.isInteger(lastId) && lastId >= 0)
-        for (const transition of ctx.timeline.transitions(REPLAY_MAX, keep, lastId).reverse())
-          send(format(transition));
-      const unsubscribe = ctx.timeline.subscribe((transition) => {
-        if (keep(transition)) send(format(transition));
-      });
-      const keepalive = setInterval(() => send(encoder.encode(": keepalive\n\n")), KEEPALIVE_MS);
-      let closed = false;
-      cleanup = () => {
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        ctx.metrics.setEventStreamClients(streams.stats().open);
+        let closed = false;
+        const timers: Array<ReturnType<typeof setTimeout>> = [];
+        let unsubscribe = () => {};
+        end = (why) => {
+          if (closed) return;
+          closed = true;
+          unsubscribe();
+          for (const timer of timers) clearTimeout(timer);
+          streams.release(slot, why);
+          ctx.metrics.setEventStreamClients(streams.stats().open);
+          try {
+            // A slow reader keeps what is queued (at most the buffer bound), then the end: its
+            // EventSource reconnects with Last-Event-ID and is replayed the rest.
+            controller.close();
+          } catch {
+            // already closed by the client going away
+          }
+        };
+        const send = (chunk: Uint8Array) => {
+          if (closed) return;
+          try {
+            controller.enqueue(chunk);
+          } catch {
+            end("client");
+            return;
+          }
+          // Queued bytes the reader has not taken past the bound: a slow reader, dropped.
+          if ((controller.desiredSize ?? 0) < 0) end("slow-reader");
+        };
+        send(
+          encoder.encode(
+            `retry: 2000\nevent: horizon\ndata: ${JSON.stringify(ctx.timeline.horizon())}\n\n`,
+          ),
+        );
+        if (lastId !== null)
+          for (const transition of ctx.timeline.transitions(REPLAY_MAX, keep, lastId).reverse())
+            send(format(transition));
         if (closed) return;
-        closed = true;
-        unsubscribe();
-        clearInterval(keepalive);
-        openStreams -= 1;
-        ctx.metrics.setEventStreamClients(openStreams);
-        try {
-          controller.close();
-        } catch {
-          // already closed by the client going away
+        unsubscribe = ctx.timeline.subscribe((transition) => {
+          if (keep(transition)) send(format(transition));
+        });
+        timers.push(setInterval(() => send(encoder.encode(": keepalive\n\n")), KEEPALIVE_MS));
+        if (principal) {
+          // The credential is read again now and then (a logout on another replica) and the
+          // stream ends with the session's expiry.
+          timers.push(
+            setInterval(() => {
+              ctx.guard.principalOf(request).then(
+                (now) => {
+                  if (now === null) end("logout");
+                },
+                () => end("logout"),
+              );
+            }, limits.recheckMs),
+          );
+          if (principal.expiresAt !== null)
+            timers.push(
+              setTimeout(
+                () => end("expired"),
+                Math.min(Math.max(0, principal.expiresAt - Date.now()), 2 ** 31 - 1),
+              ),
+            );
         }
-      };
-      request.signal.addEventListener("abort", () => cleanup(), { once: true });
+        request.signal.addEventListener("abort", () => end("client"), { once: true });
+      },
+      cancel() {
+        end("client");
+      },
     },
-    cancel() {
-      cleanup();
-    },
-  });
+    new ByteLengthQueuingStrategy({ highWaterMark: limits.bufferBytes }),
+  );
   return new Response(stream, {
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
