@@ -6,13 +6,8 @@
  * connection whose state is unknown) counts against "gone".
  */
 import type { HolderSessionState } from "@/lib/api";
-import {
-  DEFAULT_HEARTBEAT_MS,
-  lateAfterMs,
-  parseHeartbeat,
-  sessionWindowMs,
-  type Heartbeat,
-} from "./session-keys";
+import { DEFAULT_HEARTBEAT_MS, lateAfterMs, sessionWindowMs } from "@redlock-console/redlock";
+import { parseHeartbeat, type Heartbeat } from "./session-keys";
 
 /** What one lock node said of the session. */
 export interface SessionReading {

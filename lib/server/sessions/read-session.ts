@@ -10,13 +10,13 @@ import "server-only";
  * connection is (another shard knows nothing of it), found by the client's slot map.
  */
 import type { Cluster, Redis } from "ioredis";
-import { clusterSlot } from "@redlock-console/redlock";
+import { clusterSlot, sessionKey } from "@redlock-console/redlock";
 import type { HolderSession } from "@/lib/api";
 import { ownerOfValue, sessionOfValue } from "../locks/read/ownership";
 import { withDeadline, type ConsoleNode } from "../node-registry";
 import { readUptimeS } from "./node-uptime";
 import { deriveLiveness, type Liveness, type SessionReading } from "./liveness";
-import { parseHeartbeat, sessionKey } from "./session-keys";
+import { parseHeartbeat } from "./session-keys";
 
 const NO_ANSWER: SessionReading = {
   answered: false,
