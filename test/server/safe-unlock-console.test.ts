@@ -47,8 +47,8 @@ import Redlock, {
 import type { ClientKind } from "../lock-clients";
 import { sleep } from "../masters";
 import { subscribedEverywhere } from "../redlock/fixtures/console-marks";
-import { useLockNodes, type LockNodes, type Topology } from "../redlock/fixtures/lock-nodes";
-import { call, startTestConsole, type TestConsole } from "./helpers";
+import { useLockNodes, type Topology } from "../redlock/fixtures/lock-nodes";
+import { call, consoleUrlsOf, startTestConsole, type TestConsole } from "./helpers";
 
 /** Set by the dropped-notice test: the console's PUBLISH of notices goes nowhere. */
 const notices = vi.hoisted(() => ({ suppressed: false }));
@@ -109,12 +109,6 @@ afterAll(() => {
   );
 });
 
-/** The console's URL for each lock node: a master's, or a cluster's seed with `?cluster=true`. */
-const consoleUrls = (nodes: LockNodes) =>
-  nodes.specs.map((spec) =>
-    "url" in spec ? spec.url : `redis://127.0.0.1:${spec.seedPorts[0]}?cluster=true`,
-  );
-
 /** performance.now() at which `signal` aborts. */
 const abortedAt = (signal: AbortSignal) =>
   new Promise<number>((resolve) =>
@@ -129,7 +123,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
     const nodes = useLockNodes(topology);
     let tc: TestConsole;
     beforeAll(async () => {
-      tc = startTestConsole(consoleUrls(nodes()));
+      tc = startTestConsole(consoleUrlsOf(nodes().specs));
       await tc.ready();
     });
     afterAll(() => tc?.close());
