@@ -75,6 +75,11 @@ function createConsoleRedlock(
       retryCount: 0,
       nodeTimeout: config.nodeTimeoutMs,
       restartQuarantine: config.restartQuarantineMs > 0 ? config.restartQuarantineMs : false,
+      // No holder session: the console's own locks (playground, probes) are held for an operator
+      // through the HTTP API, not by a routine that could hear a notice and acknowledge. A
+      // force-release of one asks the operator (release now, or hold until its TTL), as the
+      // dialog expects, and the console never lists itself among the holder sessions.
+      session: false,
     },
   );
   redlock.on("operation", (event: OperationEvent) => {
