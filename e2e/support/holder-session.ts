@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { revokeKey } from "../../lib/redlock/keys";
 
-/** The session key's TTL for a 1 s heartbeat: max(60 s, 60 × heartbeatMs). */
+/** The session key's TTL for a 1 s heartbeat: 60 × heartbeatMs. */
 const SESSION_WINDOW_MS = 60_000;
 const HEARTBEAT_MS = 1_000;
 

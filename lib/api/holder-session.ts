@@ -17,8 +17,9 @@ export const holderSessionStateSchema = z.enum([
   /** Late somewhere without proof of a closed connection: paused, in a long GC, busy, or partitioned. */
   "unresponsive",
   /**
-   * On a majority of the nodes (each up longer than the session window) the heartbeat is late and
-   * the connection that sent it is closed: the process is gone.
+   * On a majority of the nodes (each up longer than the session window, and never closing idle
+   * clients by itself: `timeout 0`) the heartbeat is late and the connection that sent it is
+   * closed: the process is gone.
    */
   "gone",
   /** The holder's value carries no session id (another library, or `session: false`). */

@@ -11,10 +11,12 @@ import { DEFAULT_HEARTBEAT_MS, type Settings } from "./settings";
 export const lateAfterMs = (heartbeatMs: number): number => 3 * heartbeatMs;
 
 /**
- * The session key's TTL: how long a session stays readable after its last heartbeat, so that the
- * console can still tell a long-paused holder from one that never existed.
+ * The session key's TTL, 60 periods (60 s at the default heartbeat): how long a session stays
+ * readable after its last heartbeat, so that the console can still tell a long-paused holder from
+ * one that never existed. Also why the console lets a node prove "gone" only once it has been up
+ * longer than this: any session key written before a restart has expired by then.
  */
-export const sessionWindowMs = (heartbeatMs: number): number => Math.max(60_000, 60 * heartbeatMs);
+export const sessionWindowMs = (heartbeatMs: number): number => 60 * heartbeatMs;
 
 /** What `redlock.session` shows of the instance's session. */
 export interface SessionInfo {

@@ -77,7 +77,7 @@ export type SessionSetting =
   | {
       /**
        * How often the heartbeat goes out to each node, in ms; the console counts a heartbeat
-       * older than 3 periods as late, and the session key lives max(60 s, 60 periods).
+       * older than 3 periods as late, and the session key lives 60 periods.
        * @default 1000
        */
       readonly heartbeatMs?: number;

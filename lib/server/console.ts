@@ -75,9 +75,10 @@ function createConsoleRedlock(
       retryCount: 0,
       nodeTimeout: config.nodeTimeoutMs,
       restartQuarantine: config.restartQuarantineMs > 0 ? config.restartQuarantineMs : false,
-      // The console's own locks (the playground's, the latency probe's) run no routine that could
-      // be told to stop, and a heartbeat would be the console's traffic on the application's
-      // masters whatever the lock traffic: they carry no holder session ("unknown" in the dialog).
+      // No holder session: the console's own locks (playground, probes) are held for an operator
+      // through the HTTP API, not by a routine that could hear a notice and acknowledge. A
+      // force-release of one asks the operator (release now, or hold until its TTL), as the
+      // dialog expects, and the console never lists itself among the holder sessions.
       session: false,
     },
   );

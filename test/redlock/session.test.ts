@@ -5,9 +5,8 @@
  * derives liveness from: SIGSTOP leaves its connection open while the heartbeat goes late, SIGKILL
  * closes the connection, a 3 s busy event loop makes the heartbeat late and then fresh again.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import path from "node:path";
 import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import Redlock, {
@@ -20,6 +19,7 @@ import Redlock, {
 import { clientKind } from "../lock-clients";
 import { sleep } from "../masters";
 import { subscribedEverywhere } from "./fixtures/console-marks";
+import { forkHolder } from "./fixtures/fork-holder";
 import { useLockNodes, type LockNodes, type Topology } from "./fixtures/lock-nodes";
 import type { HolderArgs, HolderMessage } from "./fixtures/session-holder";
 
@@ -216,18 +216,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
           resource: `session-holder:${randomUUID()}`,
           heartbeatMs: HEARTBEAT_MS,
         };
-        const child = fork(
-          path.join(import.meta.dirname, "fixtures/session-holder.ts"),
-          [JSON.stringify(args)],
-          { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] },
-        );
-        children.push(child);
-        const sessionId = await new Promise<string>((resolve, reject) => {
-          child.on("message", (message: HolderMessage) => {
-            if (message.type === "held") resolve(message.sessionId);
-          });
-          child.once("exit", (code) => reject(new Error(`holder exited with ${code}`)));
-        });
+        const { child, sessionId } = await forkHolder(args, (child) => children.push(child));
         await vi.waitFor(async () => {
           for (const { ageMs } of await heartbeats(nodes(), sessionId))
             expect(ageMs).toBeLessThan(LATE_MS);

@@ -86,8 +86,8 @@ beforeAll(async () => {
   singleClients = [urls[0]!, urls[1]!, urls[2]!].map((url) => new Redis(url));
   const [a, b] = clusterClients as [IoCluster, IoCluster];
   const [s1, s2, s3] = singleClients as [Redis, Redis, Redis];
-  // No holder session: these tests check the cluster plumbing, and force-release then deletes
-  // (a live session's lock would be tombstoned, tested in holder-session-locks.test.ts).
+  // No holder session: a force-release of its locks deletes them at once (noSession: release-now);
+  // the session-aware force-release on clusters is safe-unlock-console.test.ts's.
   redlock = new Redlock([s1, s2, a, b, s3], { retryCount: 0, session: false });
   await tc.ready();
   await tc.sync();

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { configFor, type ConsoleConfig } from "@/lib/server/config";
 import { createConsole, type ConsoleContext } from "@/lib/server/console";
 import { setDefaultConsole } from "@/lib/server/default-console";
+import type { NodeSpec } from "../redlock/fixtures/node-clients";
 
 export const ORIGIN = "http://console.test";
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
@@ -27,6 +28,16 @@ export interface TestConsole {
   sync(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * The console's REDLOCK_NODES entry for each of the library tests' lock nodes (fixtures/lock-nodes.ts):
+ * a master's URL, or a cluster's seed named `?cluster=true`, so that the console reads the very nodes
+ * the library holds on.
+ */
+export const consoleUrlsOf = (specs: readonly NodeSpec[]): string[] =>
+  specs.map((spec) =>
+    "url" in spec ? spec.url : `redis://127.0.0.1:${spec.seedPorts[0]}?cluster=true`,
+  );
 
 export function startTestConsole(
   urls: string[],

@@ -15,7 +15,10 @@ import { sharedUrls } from "../masters";
 import { FakeHolderSession } from "./fixtures/holder-session";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
-vi.mock("@/lib/server/sessions/node-uptime", () => ({ readUptimeS: async () => 3_600 }));
+vi.mock("@/lib/server/sessions/node-uptime", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/server/sessions/node-uptime")>()),
+  readUptimeS: async () => 3_600,
+}));
 
 const sessions: FakeHolderSession[] = [];
 const track = (session: FakeHolderSession) => (sessions.push(session), session);

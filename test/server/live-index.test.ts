@@ -91,10 +91,11 @@ describe("notifications reach the index, for every event of every format", () =>
   });
 
   it("this library's 2.x lock: acquire (owner in the value), extend, release; waiters", async () => {
+    // No holder session: it cannot be quit (it shares the test's clients), and its heartbeat would
+    // go on SETting on the nodes whose idle cost the load-budget test below counts.
     const redlock = new Redlock(nodes, {
       retryCount: 0,
       owner: { service: "index-test" },
-      // Its heartbeat would be this file's own traffic on the nodes the load-budget test counts.
       session: false,
     });
     const resource = name("library");

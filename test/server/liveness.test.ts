@@ -1,7 +1,8 @@
 /**
  * The liveness rule of docs/holder-sessions.md as a table of cases (no Redis): five nodes, a 1 s
- * heartbeat (LATE_AFTER 3 s, SESSION_WINDOW 60 s). Every doubt must read as "unresponsive", never
- * as "gone".
+ * heartbeat (LATE_AFTER 3 s, SESSION_WINDOW 60 s), servers that never close idle clients
+ * (`timeout 0`) unless a case says otherwise. Every doubt must read as "unresponsive", never as
+ * "gone".
  */
 import { describe, expect, it } from "vitest";
 import { deriveLiveness, type SessionReading } from "@/lib/server/sessions/liveness";
@@ -24,6 +25,7 @@ const heartbeat = (fields: Record<string, unknown> = {}) =>
 const seen = (ageMs: number, more: Partial<SessionReading> = {}): SessionReading => ({
   answered: true,
   uptimeS: UP_LONG,
+  idleTimeoutS: 0,
   sessionValue: heartbeat(),
   pttlMs: WINDOW_MS - ageMs,
   clientConnected: true,
@@ -35,6 +37,7 @@ const lateClosed = seen(10_000, { clientConnected: false });
 const missing: SessionReading = {
   answered: true,
   uptimeS: UP_LONG,
+  idleTimeoutS: 0,
   sessionValue: null,
   pttlMs: -2,
   clientConnected: null,
@@ -42,6 +45,7 @@ const missing: SessionReading = {
 const silent: SessionReading = {
   answered: false,
   uptimeS: null,
+  idleTimeoutS: null,
   sessionValue: null,
   pttlMs: -2,
   clientConnected: null,
@@ -101,6 +105,38 @@ describe("holder-session liveness", () => {
         ...times(2, lateClosed),
       ],
       "unresponsive",
+    ],
+    [
+      "late and closed on a majority, but those servers close idle clients (timeout 1): a paused holder's connection closes too",
+      [
+        ...times(3, seen(10_000, { clientConnected: false, idleTimeoutS: 1 })),
+        ...times(2, lateOpen),
+      ],
+      "unresponsive",
+    ],
+    [
+      "late and closed everywhere, idle timeout 300 s on three",
+      [
+        ...times(3, seen(10_000, { clientConnected: false, idleTimeoutS: 300 })),
+        ...times(2, lateClosed),
+      ],
+      "unresponsive",
+    ],
+    [
+      "late and closed everywhere, the idle timeout unknown on three (CONFIG refused or renamed)",
+      [
+        ...times(3, seen(10_000, { clientConnected: false, idleTimeoutS: null })),
+        ...times(2, lateClosed),
+      ],
+      "unresponsive",
+    ],
+    [
+      "late and closed everywhere, an idle timeout on two: a majority still proves it",
+      [
+        ...times(2, seen(10_000, { clientConnected: false, idleTimeoutS: 1 })),
+        ...times(3, lateClosed),
+      ],
+      "gone",
     ],
     [
       "late and closed on a majority of all nodes, the others silent",
@@ -170,5 +206,33 @@ describe("holder-session liveness", () => {
       deriveLiveness(ID, times(5, slow(20_000, { clientConnected: false, uptimeS: 200 })), NOW)
         .state,
     ).toBe("unresponsive");
+  });
+
+  it("has no 60 s floor: a 100 ms heartbeat is late after 300 ms, and its window is 6 s", () => {
+    const quick = (ageMs: number, more: Partial<SessionReading> = {}) =>
+      seen(0, {
+        sessionValue: heartbeat({ heartbeatMs: 100 }),
+        pttlMs: 6_000 - ageMs,
+        ...more,
+      });
+    expect(deriveLiveness(ID, times(5, quick(250)), NOW).state).toBe("alive");
+    expect(deriveLiveness(ID, times(5, quick(350)), NOW).state).toBe("unresponsive");
+    const closed = { clientConnected: false };
+    // Servers up 7 s: longer than this session's window, so they count.
+    expect(deriveLiveness(ID, times(5, quick(1_000, { ...closed, uptimeS: 7 })), NOW).state).toBe(
+      "gone",
+    );
+    // Up 5 s: a key written before a restart 5 s ago might still be there.
+    expect(deriveLiveness(ID, times(5, quick(1_000, { ...closed, uptimeS: 5 })), NOW).state).toBe(
+      "unresponsive",
+    );
+    // A node without the key says nothing of the period: the others' heartbeats name it.
+    expect(
+      deriveLiveness(
+        ID,
+        [...times(3, quick(1_000, { ...closed, uptimeS: 7 })), missing, missing],
+        NOW,
+      ).state,
+    ).toBe("gone");
   });
 });

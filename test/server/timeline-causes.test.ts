@@ -31,6 +31,7 @@ const node = ({ ageMs = 300, connected = true, uptimeS = 3_600, answered = true 
   ({
     answered,
     uptimeS,
+    idleTimeoutS: 0,
     sessionValue:
       ageMs === null
         ? null

@@ -15,7 +15,10 @@ import { commandStats } from "@/scripts/command-stats";
 import { FakeHolderSession } from "./fixtures/holder-session";
 import { startTestConsole, type TestConsole } from "./helpers";
 
-vi.mock("@/lib/server/sessions/node-uptime", () => ({ readUptimeS: async () => 3_600 }));
+vi.mock("@/lib/server/sessions/node-uptime", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/server/sessions/node-uptime")>()),
+  readUptimeS: async () => 3_600,
+}));
 
 const masters = usePrivateMasters(3);
 const TTL_MS = 1_000;

@@ -7,6 +7,7 @@ import "server-only";
  * the deadline.
  */
 import { randomUUID } from "node:crypto";
+import type { RevokeMarker } from "@redlock-console/redlock";
 import { DEFAULT_REVOKE_DEADLINE_MS, type RevokeRequest, type RevokeResponse } from "@/lib/api";
 import type { AuditRecord } from "../audit/audit-trail";
 import type { ConsoleContext } from "../console";
@@ -17,7 +18,7 @@ import { isTombstone } from "../locks/read/tombstone";
 import { publishNotice } from "../sessions/notice";
 import type { Actor } from "./audited";
 import { keyOf } from "./force-release";
-import { revokeOnNodes, type RevokeMarker } from "./revoke";
+import { revokeOnNodes } from "./revoke";
 import { followUpRevoke } from "./revoke-follow-up";
 
 const NO_SESSION =

@@ -6,12 +6,11 @@ import "server-only";
  * follows the revoke's: "released by the holder after N ms", or "holder did not release before the
  * deadline" (with whether the lock is still held).
  */
-import { revokeKey } from "@redlock-console/redlock";
+import { decodeRevokeMarker, revokeKey, type RevokeMarker } from "@redlock-console/redlock";
 import type { AuditRecord } from "../audit/audit-trail";
 import type { ConsoleContext } from "../console";
 import { logger } from "../logger";
 import { withDeadline, type ConsoleNode } from "../node-registry";
-import type { RevokeMarker } from "./revoke";
 
 /** How long past the deadline a release is still looked for (the holder's last extend and release). */
 export const REVOKE_GRACE_MS = 2_000;
@@ -29,10 +28,8 @@ async function releasedAtOn(
   try {
     const text = await withDeadline(node.client.get(revokeKey(key)), deadlineMs);
     if (text === null) return null;
-    const parsed = JSON.parse(text) as { value?: unknown; releasedAt?: unknown };
-    return parsed.value === marker.value && typeof parsed.releasedAt === "number"
-      ? parsed.releasedAt
-      : null;
+    const found = decodeRevokeMarker(text);
+    return found?.value === marker.value ? (found.releasedAt ?? null) : null;
   } catch {
     return null;
   }

@@ -6,7 +6,7 @@ import "server-only";
  * holds another value.
  */
 import type { RevokeNodeResult } from "@/lib/api";
-import { defineScript, revokeKey } from "@redlock-console/redlock";
+import { defineScript, revokeKey, type RevokeMarker } from "@redlock-console/redlock";
 import { withDeadline, type ConsoleNode } from "../node-registry";
 
 type RevokeOutcome = "marked" | "match" | "mismatch" | "absent" | "not_a_lock";
@@ -43,18 +43,7 @@ const OUTCOMES: Record<RevokeOutcome | "unreachable", RevokeNodeResult["outcome"
   unreachable: "unreachable",
 };
 
-export interface RevokeMarker {
-  readonly auditId: string;
-  readonly by: string;
-  readonly reason: string;
-  /** Console clock, epoch ms. */
-  readonly at: number;
-  readonly deadlineAt: number;
-  /** The lock's value: the holder recognises its own lock by it. */
-  readonly value: string;
-}
-
-/** The marker's JSON, in the contract's field order. */
+/** The marker's JSON, in the contract's field order (the library decodes it, and adds `releasedAt`). */
 export const encodeRevokeMarker = (marker: RevokeMarker): string =>
   JSON.stringify({
     auditId: marker.auditId,

@@ -2,17 +2,12 @@
  * A holder session's liveness from what each lock node says of it, exactly as docs/holder-sessions.md
  * fixes it. Pure: the reads are read-session.ts's. A false "gone" is unsafe (force-release then frees
  * the lock without waiting for a holder that may still run), a false "unresponsive" only costs time,
- * so every doubt (a node that did not answer, restarted recently, a heartbeat that cannot be read, a
- * connection whose state is unknown) counts against "gone".
+ * so every doubt (a node that did not answer, restarted recently, closes idle clients by itself, a
+ * heartbeat that cannot be read, a connection whose state is unknown) counts against "gone".
  */
 import type { HolderSessionState } from "@/lib/api";
-import {
-  DEFAULT_HEARTBEAT_MS,
-  lateAfterMs,
-  parseHeartbeat,
-  sessionWindowMs,
-  type Heartbeat,
-} from "./session-keys";
+import { DEFAULT_HEARTBEAT_MS, lateAfterMs, sessionWindowMs } from "@redlock-console/redlock";
+import { parseHeartbeat, type Heartbeat } from "./session-keys";
 
 /** What one lock node said of the session. */
 export interface SessionReading {
@@ -20,6 +15,12 @@ export interface SessionReading {
   readonly answered: boolean;
   /** The node's `uptime_in_seconds` (a cluster node: of the primary owning the session key); null if unknown. */
   readonly uptimeS: number | null;
+  /**
+   * The server's idle-client `timeout` (CONFIG GET timeout, s; 0: never); null if unknown (CONFIG
+   * refused or renamed). A server that closes idle clients closes a paused holder's connection
+   * too, so a closed connection there proves no crash.
+   */
+  readonly idleTimeoutS: number | null;
   /** The session key's value; null when absent. */
   readonly sessionValue: string | null;
   /** The session key's PTTL (-2 absent, -1 no TTL). */
@@ -49,7 +50,8 @@ interface NodeView {
 }
 
 function viewOf(reading: SessionReading, countAfterMs: number): NodeView {
-  const counted = reading.uptimeS !== null && reading.uptimeS * 1000 > countAfterMs;
+  const counted =
+    reading.uptimeS !== null && reading.uptimeS * 1000 > countAfterMs && reading.idleTimeoutS === 0;
   if (reading.sessionValue === null || reading.pttlMs === -2)
     // Missing: older than the window, so late; but it proves nothing of the connection.
     return { counted, heartbeat: null, ageMs: null, late: true, connectionClosed: false };
@@ -81,15 +83,14 @@ export function deriveLiveness(
   if (sessionId === null) return UNKNOWN;
   const majority = Math.floor(readings.length / 2) + 1;
   const answered = readings.filter((reading) => reading.answered);
-  // A node counts only once up longer than the session window: the longest any heartbeat names.
-  const heartbeatMs = Math.max(
-    DEFAULT_HEARTBEAT_MS,
-    ...answered.map(
-      (reading) =>
-        (reading.sessionValue && parseHeartbeat(reading.sessionValue)?.heartbeatMs) ||
-        DEFAULT_HEARTBEAT_MS,
-    ),
-  );
+  // A node counts only once up longer than the session window: the longest any heartbeat names
+  // (one process writes them all alike); the library's default when none can be read, though a
+  // node without a heartbeat can prove nothing anyway.
+  const named = answered.flatMap((reading) => {
+    const heartbeat = reading.sessionValue ? parseHeartbeat(reading.sessionValue) : null;
+    return heartbeat ? [heartbeat.heartbeatMs] : [];
+  });
+  const heartbeatMs = named.length > 0 ? Math.max(...named) : DEFAULT_HEARTBEAT_MS;
   const views = answered.map((reading) => viewOf(reading, sessionWindowMs(heartbeatMs)));
   const fresh = views.filter((view) => view.ageMs !== null && !view.late).length;
   const provedGone = views.filter(

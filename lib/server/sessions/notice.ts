@@ -4,10 +4,10 @@ import "server-only";
  * to `redlock:notice:{<sessionId>}`. Only a hint: the holder's library acts only once it finds the
  * console's mark (the tombstone, or the revoke marker) on a majority of the nodes.
  */
+import { noticeChannel } from "@redlock-console/redlock";
 import type { ConsoleNode } from "../node-registry";
 import { withDeadline } from "../node-registry";
 import { describeKey } from "../locks/read/key-name";
-import { noticeChannel } from "./session-keys";
 
 export interface Notice {
   readonly kind: "force-release" | "revoke";

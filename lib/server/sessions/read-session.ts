@@ -1,8 +1,9 @@
 import "server-only";
 /**
  * Reads holder sessions on every lock node, for liveness.ts: per node, the session key's value and
- * PTTL (one MULTI, so both describe the same heartbeat), the server's uptime (INFO server) and
- * whether each heartbeat's connection is still open (one CLIENT LIST ID for all of them). Always a
+ * PTTL (one MULTI, so both describe the same heartbeat), the server's uptime (INFO server), its
+ * idle-client timeout (CONFIG GET timeout, kept per server: node-uptime.ts) and whether each
+ * heartbeat's connection is still open (one CLIENT LIST ID for all of them). Always a
  * fresh read of the nodes, each bounded by the node deadline: deciding never trusts a cache.
  *
  * On a cluster node the session key is single-key, so the cluster client routes GET and PTTL; the
@@ -10,17 +11,18 @@ import "server-only";
  * connection is (another shard knows nothing of it), found by the client's slot map.
  */
 import type { Cluster, Redis } from "ioredis";
-import { clusterSlot } from "@redlock-console/redlock";
+import { clusterSlot, sessionKey } from "@redlock-console/redlock";
 import type { HolderSession } from "@/lib/api";
 import { ownerOfValue, sessionOfValue } from "../locks/read/ownership";
 import { withDeadline, type ConsoleNode } from "../node-registry";
-import { readUptimeS } from "./node-uptime";
+import { readIdleTimeoutS, readUptimeS } from "./node-uptime";
 import { deriveLiveness, type Liveness, type SessionReading } from "./liveness";
-import { parseHeartbeat, sessionKey } from "./session-keys";
+import { parseHeartbeat } from "./session-keys";
 
 const NO_ANSWER: SessionReading = {
   answered: false,
   uptimeS: null,
+  idleTimeoutS: null,
   sessionValue: null,
   pttlMs: -2,
   clientConnected: null,
@@ -85,11 +87,12 @@ async function readOnNode(
   const answers = new Map(
     await Promise.all(
       [...perServer].map(async ([server, clientIds]) => {
-        const [uptime, connected] = await Promise.all([
+        const [uptime, idleTimeoutS, connected] = await Promise.all([
           readUptimeS(server).catch(() => null),
+          readIdleTimeoutS(server),
           connectedClients(server, clientIds),
         ]);
-        return [server, { uptimeS: uptime, connected }] as const;
+        return [server, { uptimeS: uptime, idleTimeoutS, connected }] as const;
       }),
     ),
   );
@@ -100,6 +103,7 @@ async function readOnNode(
     return {
       answered: true,
       uptimeS: answer?.uptimeS ?? null,
+      idleTimeoutS: answer?.idleTimeoutS ?? null,
       sessionValue: value,
       pttlMs,
       clientConnected:

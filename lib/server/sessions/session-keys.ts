@@ -1,26 +1,13 @@
 /**
- * The holder-session names and shapes fixed by docs/holder-sessions.md, as the console reads and
- * writes them (the library writes the same bytes): the session key, the notice channel, the
- * heartbeat's JSON, and the bounds derived from its `heartbeatMs`.
+ * What the console alone needs of docs/holder-sessions.md's holder sessions: the id's shape and the
+ * heartbeat's JSON, which the library only writes. The names and bounds both sides share (the
+ * session key, the notice channel, the default heartbeat, LATE_AFTER, SESSION_WINDOW) are the
+ * library's own (`@redlock-console/redlock`), so that the two can never disagree.
  */
+import { DEFAULT_HEARTBEAT_MS } from "@redlock-console/redlock";
 
 /** A session id: 16 random bytes as 32 lowercase hex characters. */
 export const SESSION_ID = /^[0-9a-f]{32}$/;
-
-/** The heartbeat key, on every lock node; its hash tag is the id (a per-process key, no multi-key script touches it). */
-export const sessionKey = (sessionId: string) => `redlock:session:{${sessionId}}`;
-
-/** Where the console publishes notices to one session, on every lock node. */
-export const noticeChannel = (sessionId: string) => `redlock:notice:{${sessionId}}`;
-
-/** The library's default heartbeat period, assumed when a heartbeat does not say its own. */
-export const DEFAULT_HEARTBEAT_MS = 1_000;
-
-/** A heartbeat older than this is late. */
-export const lateAfterMs = (heartbeatMs: number) => 3 * heartbeatMs;
-
-/** The session key's TTL: a node whose uptime is shorter may have lost (or kept stale) heartbeats. */
-export const sessionWindowMs = (heartbeatMs: number) => Math.max(60_000, 60 * heartbeatMs);
 
 /** One heartbeat: `{"v":1,"labels":{…},"startedAt":…,"heartbeatMs":…,"clientId":…}`. */
 export interface Heartbeat {

@@ -1,17 +1,18 @@
 import "server-only";
 /**
  * Finds sessions that hold nothing (an idle worker still beats) with `SCAN MATCH
- * redlock:session:*` on one server, under a small budget per call: each call advances one cursor a
+ * redlock:session:{*}` on one server, under a small budget per call: each call advances one cursor a
  * few steps, and the ids found are remembered for a while, so the console's cost per request stays
  * bounded whatever the keyspace, and a whole round completes over successive calls. Heartbeats are
  * written on every node, so one server is enough: the first single node that is ready, else the
  * primaries of the first cluster node in turn.
  */
 import type { Redis } from "ioredis";
+import { DEFAULT_HEARTBEAT_MS, sessionKey, sessionWindowMs } from "@redlock-console/redlock";
 import type { LiveIndex } from "../locks/rows/live-index";
 import type { ConsoleNode } from "../node-registry";
 import { withDeadline } from "../node-registry";
-import { SESSION_ID, sessionWindowMs, DEFAULT_HEARTBEAT_MS } from "./session-keys";
+import { SESSION_ID } from "./session-keys";
 
 /** SCAN calls per request, each of SCAN_COUNT keys: the per-request budget. */
 const SCAN_CALLS_PER_REQUEST = 4;
@@ -20,7 +21,13 @@ const SCAN_COUNT = 1_000;
 const MAX_REMEMBERED = 10_000;
 /** A session found this long ago and not found since is forgotten (its key would have expired). */
 const REMEMBER_MS = 2 * sessionWindowMs(DEFAULT_HEARTBEAT_MS);
-const KEY = /^redlock:session:\{([0-9a-f]{32})\}$/;
+/** The session key's shape around its id (the library's sessionKey), to SCAN for and to take ids out of. */
+const [KEY_HEAD, KEY_TAIL] = sessionKey("\0").split("\0") as [string, string];
+const KEY_PATTERN = sessionKey("*");
+const idOf = (key: string): string | null => {
+  const id = key.slice(KEY_HEAD.length, key.length - KEY_TAIL.length);
+  return key === `${KEY_HEAD}${id}${KEY_TAIL}` && SESSION_ID.test(id) ? id : null;
+};
 
 export interface SessionScan {
   /** Advances the scan by its budget; resolves with every session id remembered. */
@@ -51,8 +58,8 @@ export function createSessionScan(
   };
   const remember = (keys: readonly string[], nowMs: number) => {
     for (const key of keys) {
-      const id = KEY.exec(key)?.[1];
-      if (!id || !SESSION_ID.test(id)) continue;
+      const id = idOf(key);
+      if (id === null) continue;
       found.delete(id);
       found.set(id, nowMs);
       if (found.size > MAX_REMEMBERED) found.delete(found.keys().next().value!);
@@ -70,7 +77,7 @@ export function createSessionScan(
         if (cursor === "0") roundStartedAt = nowMs;
         try {
           const [next, keys] = await withDeadline(
-            server.scan(cursor, "MATCH", "redlock:session:*", "COUNT", SCAN_COUNT),
+            server.scan(cursor, "MATCH", KEY_PATTERN, "COUNT", SCAN_COUNT),
             deadlineMs,
           );
           remember(keys, nowMs);

@@ -5,7 +5,7 @@
  */
 import type { ExpiryCause } from "@/lib/api";
 import { deriveLiveness, type SessionReading } from "../sessions/liveness";
-import { DEFAULT_HEARTBEAT_MS, lateAfterMs } from "../sessions/session-keys";
+import { DEFAULT_HEARTBEAT_MS, lateAfterMs } from "@redlock-console/redlock";
 import { expiredWords } from "./wording";
 
 /**

@@ -4,23 +4,25 @@
  * library sees the resource as held (a non-empty string), the console shows it as "releasing", and
  * the holder's library deletes it (compare-and-delete on the prefix `rlx:<own token>:`) once its
  * routine has settled; else it expires with the replaced value's validity.
+ *
+ * The encoding is the library's (`tombstonePrefix`, `decodeTombstone`, lib/redlock/marks.ts): the
+ * prefix the console writes is the very one the holder's ack deletes. What is the console's alone:
+ * it writes the tombstone (the library only reads it), it stands in a SHA-1 for the token of another
+ * library's value (nobody will acknowledge for it, and the format keeps its fixed length), and it
+ * recognises only tombstones of that fixed shape.
  */
 import { createHash } from "node:crypto";
-import { decodeValue } from "@redlock-console/redlock";
+import {
+  decodeTombstone as decodeMark,
+  TOMBSTONE_PREFIX,
+  tombstonePrefix,
+  type Tombstone,
+} from "@redlock-console/redlock";
 
-export const TOMBSTONE_PREFIX = "rlx:";
 const TOKEN = /^[0-9a-f]{40}$/;
 
-export interface TombstoneFields {
-  readonly auditId: string;
-  /** Who force-released (the audit trail's actor label). */
-  readonly by: string;
-  readonly reason: string;
-  /** Console clock, epoch ms. */
-  readonly at: number;
-  /** The replaced holder's session; absent for a holder without one. */
-  readonly session?: string;
-}
+/** What the console writes into a tombstone: who force-released, why, its audit entry, when, whose session. */
+export type TombstoneFields = Omit<Tombstone, "token">;
 
 export const isTombstone = (value: string): boolean =>
   value.startsWith(TOMBSTONE_PREFIX) &&
@@ -28,15 +30,13 @@ export const isTombstone = (value: string): boolean =>
   value[TOMBSTONE_PREFIX.length + 40] === ":";
 
 /**
- * The token a tombstone names for `value`: this library's token, a bare 40-hex token (node-redlock,
- * `owner: false`) as it is; any other library's value has no such token and nobody will
- * acknowledge for it, so its SHA-1 stands in (the format keeps its fixed length).
+ * The token a tombstone names for `value`: the library's (`tombstonePrefix`: an `rl1:` value's
+ * token, a bare 40-hex token of node-redlock or `owner: false` as it is); any other library's value
+ * has no such token and nobody will acknowledge for it, so its SHA-1 stands in.
  */
 export function tokenOf(value: string): string {
-  const decoded = decodeValue(value);
-  if (decoded) return decoded.token;
-  if (TOKEN.test(value)) return value;
-  return createHash("sha1").update(value).digest("hex");
+  const token = tombstonePrefix(value).slice(TOMBSTONE_PREFIX.length, -1);
+  return TOKEN.test(token) ? token : createHash("sha1").update(value).digest("hex");
 }
 
 export function encodeTombstone(replacedValue: string, fields: TombstoneFields): string {
@@ -47,24 +47,8 @@ export function encodeTombstone(replacedValue: string, fields: TombstoneFields):
   return `${TOMBSTONE_PREFIX}${tokenOf(replacedValue)}:${json}`;
 }
 
-/** A tombstone's fields; null for any other value, or a garbled one. */
-export function decodeTombstone(value: string): (TombstoneFields & { token: string }) | null {
-  if (!isTombstone(value)) return null;
-  try {
-    const parsed = JSON.parse(value.slice(TOMBSTONE_PREFIX.length + 41)) as Record<string, unknown>;
-    const { auditId, by, reason, at, session } = parsed;
-    if (typeof auditId !== "string" || typeof by !== "string" || typeof reason !== "string")
-      return null;
-    if (typeof at !== "number") return null;
-    return {
-      token: value.slice(TOMBSTONE_PREFIX.length, TOMBSTONE_PREFIX.length + 40),
-      auditId,
-      by,
-      reason,
-      at,
-      ...(typeof session === "string" ? { session } : {}),
-    };
-  } catch {
-    return null;
-  }
+/** A tombstone's fields (the library's decoding); null for any other value, or a garbled one. */
+export function decodeTombstone(value: string): Tombstone | null {
+  const tombstone = isTombstone(value) ? decodeMark(value) : undefined;
+  return tombstone && Number.isFinite(tombstone.at) ? tombstone : null;
 }
