@@ -136,10 +136,11 @@ describe("row 12: partial and conflict episodes cannot evict real transitions", 
         ).toEqual(["expired", "acquired"]),
       { timeout: 10_000, interval: 100 },
     );
-    // One script, 300 keys on one node of three: each a partial episode once it lasts 1 s.
+    // One script, 300 lock-shaped keys (40-digit tokens with a TTL: anything else is skipped, not a
+    // lock) on one node of three: each a partial episode once it lasts 1 s.
     const junk = Array.from({ length: 300 }, (_, index) => `${tc.prefix}junk:${index}`);
     await nodes[0]!.eval(
-      "for i, key in ipairs(KEYS) do redis.call('SET', key, 'junk-' .. i, 'PX', 60000) end",
+      "for i, key in ipairs(KEYS) do redis.call('SET', key, string.format('%040d', i), 'PX', 60000) end",
       junk.length,
       ...junk,
     );
