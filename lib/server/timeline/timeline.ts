@@ -9,7 +9,8 @@ import "server-only";
  * gap, never as quiet, and the holds are then re-read from the index without emitting anything
  * (coverage.ts). Partial and conflict episodes (episodes.ts) and brief holds (brief-holds.ts) are
  * counted beside. This file keeps the holds and wires those rules to the index, the history and
- * the listeners.
+ * the listeners; it stays one file of about 300 lines because it is the one place the holds are
+ * changed, and every rule it applies lives, tested as a table, in the files named above.
  */
 import type { LockState } from "@/lib/api";
 import { makeTransition, type HistoryHorizon, type Transition } from "@/lib/api/timeline";
