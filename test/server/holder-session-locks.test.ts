@@ -5,50 +5,24 @@
  * the test itself, per docs/holder-sessions.md.
  */
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as lockRoute from "@/app/api/locks/[...resource]/route";
 import * as forceRelease from "@/app/api/locks/force-release/route";
 import * as locks from "@/app/api/locks/route";
 import type { ErrorBody, ForceReleaseResponse, LockResponse, LocksResponse } from "@/lib/api";
-import { connect, disconnect, sharedUrls } from "../masters";
-import { FakeHolderSession } from "./fixtures/holder-session";
-import { call, startTestConsole, type TestConsole } from "./helpers";
+import { connect, sharedUrls } from "../masters";
+import { useHolderConsole } from "./fixtures/holder-console";
+import { call } from "./helpers";
 
-let tc: TestConsole;
-let nodes: Redis[];
-const sessions: FakeHolderSession[] = [];
-const key = (name: string) => `${tc.prefix}${name}`;
-const valuesOf = (name: string) => Promise.all(nodes.map((node) => node.get(name)));
+const fixture = useHolderConsole();
+const { key, valuesOf, openSession } = fixture;
 /** Sets `value` on every node, then waits until the live index has it. */
 async function setEverywhere(name: string, value: string, ttlMs = 60_000): Promise<void> {
-  await Promise.all(nodes.map((node) => node.set(name, value, "PX", ttlMs)));
-  await tc.sync();
+  await fixture.setEverywhere(name, value, ttlMs);
+  await fixture.tc.sync();
 }
-const openSession = async () => {
-  const session = await FakeHolderSession.open(sharedUrls().map((url) => ({ url })));
-  sessions.push(session);
-  return session;
-};
 const readLock = (name: string) =>
   call<LockResponse>(lockRoute.GET, `/api/locks/${encodeURIComponent(name)}`);
-
-beforeAll(async () => {
-  tc = startTestConsole(sharedUrls());
-  nodes = connect(sharedUrls());
-  await tc.ready();
-});
-
-afterAll(async () => {
-  for (const session of sessions) session.close();
-  await Promise.all(
-    nodes.map(async (node) => {
-      const keys = await node.keys(`${tc.prefix}*`);
-      if (keys.length) await node.del(...keys);
-    }),
-  );
-  await tc.close();
-  await disconnect(nodes);
-});
 
 describe("GET /api/locks/{resource}: the holder's session", () => {
   it("is null for a free resource", async () => {
@@ -143,24 +117,28 @@ describe("force-release by the holder's liveness", () => {
         session: session.id,
       });
       // The replaced value's PTTL plus drift (ceil(1% of 60 s) + 2 ms): never longer.
-      for (const node of nodes) {
+      for (const node of fixture.nodes) {
         const pttl = await node.pttl(key("alive-forced"));
         expect(pttl).toBeGreaterThan(55_000);
         expect(pttl).toBeLessThanOrEqual(60_602);
       }
       // Every library sees it held.
-      expect(await nodes[0]!.set(key("alive-forced"), "other", "PX", 1_000, "NX")).toBeNull();
+      expect(
+        await fixture.nodes[0]!.set(key("alive-forced"), "other", "PX", 1_000, "NX"),
+      ).toBeNull();
       await expect
         .poll(() => notices.messages)
         .toEqual([{ kind: "force-release", resource: key("alive-forced"), auditId }]);
-      await tc.sync();
+      await fixture.tc.sync();
       const read = await readLock(key("alive-forced"));
       expect(read.body.lock).toMatchObject({ state: "releasing", format: "tombstone" });
       expect(read.body.holderSession).toMatchObject({ id: session.id, state: "alive" });
       const list = await call<LocksResponse>(locks.GET, `/api/locks?match=${key("alive-forced")}`);
       expect(list.body.items[0]).toMatchObject({ state: "releasing" });
       expect(list.body.counts.releasing).toBeGreaterThanOrEqual(1);
-      const entry = (await tc.ctx.audit.read(50)).entries.find((found) => found.id === auditId);
+      const entry = (await fixture.tc.ctx.audit.read(50)).entries.find(
+        (found) => found.id === auditId,
+      );
       expect(entry).toMatchObject({ action: "force-release", outcome: "success", value });
       expect(entry!.detail).toContain("holder alive");
       expect(entry!.detail).toContain("tombstoned on 5 node(s)");
@@ -187,7 +165,7 @@ describe("force-release by the holder's liveness", () => {
     });
     expect(second.body).toMatchObject({ mode: "deleted", holderState: "alive", deletedCount: 5 });
     expect(await valuesOf(key("lifted"))).toEqual(Array(5).fill(null));
-    const entry = (await tc.ctx.audit.read(50)).entries.find(
+    const entry = (await fixture.tc.ctx.audit.read(50)).entries.find(
       (found) => found.id === second.body.auditId,
     );
     expect(entry!.detail).toContain(`lifts the tombstone of ${first.body.auditId}`);
@@ -234,8 +212,8 @@ describe("force-release by the holder's liveness", () => {
     // A bare 40-hex token (node-redlock) is the tombstone's token; no session to name.
     expect(stored.startsWith(`rlx:${"d".repeat(40)}:`)).toBe(true);
     expect(JSON.parse(stored.slice(45))).not.toHaveProperty("session");
-    expect(await nodes[0]!.pttl(key("hold"))).toBeLessThanOrEqual(20_000 + 202);
-    const entry = (await tc.ctx.audit.read(50)).entries.find(
+    expect(await fixture.nodes[0]!.pttl(key("hold"))).toBeLessThanOrEqual(20_000 + 202);
+    const entry = (await fixture.tc.ctx.audit.read(50)).entries.find(
       (found) => found.id === held.body.auditId,
     );
     expect(entry!.detail).toContain("operator chose hold-until-ttl");
@@ -252,21 +230,21 @@ describe("force-release by the holder's liveness", () => {
   });
 
   it("bounds a tombstone over a value without TTL to one session window", async () => {
-    await Promise.all(nodes.map((node) => node.set(key("no-ttl"), "f".repeat(40))));
+    await Promise.all(fixture.nodes.map((node) => node.set(key("no-ttl"), "f".repeat(40))));
     await forceReleaseOf({
       resource: key("no-ttl"),
       expectedValue: "f".repeat(40),
       noSession: "hold-until-ttl",
       reason: "no ttl at all",
     });
-    const pttl = await nodes[0]!.pttl(key("no-ttl"));
+    const pttl = await fixture.nodes[0]!.pttl(key("no-ttl"));
     expect(pttl).toBeGreaterThan(50_000);
     expect(pttl).toBeLessThanOrEqual(60_000);
   });
 
   it("deletes a Redisson hash lock, never tombstones it, without asking about sessions", async () => {
-    for (const node of nodes) await node.hset(key("redisson"), "uuid-2:7", "1");
-    await Promise.all(nodes.map((node) => node.pexpire(key("redisson"), 30_000)));
+    for (const node of fixture.nodes) await node.hset(key("redisson"), "uuid-2:7", "1");
+    await Promise.all(fixture.nodes.map((node) => node.pexpire(key("redisson"), 30_000)));
     const response = await forceReleaseOf({
       resource: key("redisson"),
       expectedValue: "uuid-2:7",
@@ -277,7 +255,7 @@ describe("force-release by the holder's liveness", () => {
       holderState: "unknown",
       deletedCount: 5,
     });
-    expect(await nodes[0]!.exists(key("redisson"))).toBe(0);
+    expect(await fixture.nodes[0]!.exists(key("redisson"))).toBe(0);
   });
 
   it("with force: true deletes any value, reads no liveness, and still notifies the holder's session", async () => {

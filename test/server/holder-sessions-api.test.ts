@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as sessionRoute from "@/app/api/sessions/[id]/route";
 import * as releaseRoute from "@/app/api/sessions/[id]/release/route";
 import * as sessionsRoute from "@/app/api/sessions/route";
@@ -18,51 +18,23 @@ import type {
   HolderSessionsResponse,
 } from "@/lib/api";
 import { waitersKey } from "@redlock-console/redlock";
-import { connect, disconnect, sharedUrls } from "../masters";
-import { FakeHolderSession } from "./fixtures/holder-session";
-import { call, startTestConsole, type TestConsole } from "./helpers";
+import { connect, sharedUrls } from "../masters";
+import { useHolderConsole } from "./fixtures/holder-console";
+import { call } from "./helpers";
 
-let tc: TestConsole;
-let nodes: Redis[];
-const sessions: FakeHolderSession[] = [];
-const key = (name: string) => `${tc.prefix}${name}`;
-const valuesOf = (name: string) => Promise.all(nodes.map((node) => node.get(name)));
+const fixture = useHolderConsole();
+const { key, valuesOf, openSession } = fixture;
 async function setEverywhere(name: string, value: string, ttlMs = 60_000): Promise<void> {
-  await Promise.all(nodes.map((node) => node.set(name, value, "PX", ttlMs)));
-  await tc.sync();
+  await fixture.setEverywhere(name, value, ttlMs);
+  await fixture.tc.sync();
 }
-const openSession = async () => {
-  const session = await FakeHolderSession.open(sharedUrls().map((url) => ({ url })));
-  sessions.push(session);
-  return session;
-};
 const release = (id: string, body: unknown, options: Parameters<typeof call>[2] = {}) =>
   call<HolderSessionReleaseResponse & ErrorBody>(releaseRoute.POST, `/api/sessions/${id}/release`, {
     body,
     ...options,
   });
 
-beforeAll(async () => {
-  tc = startTestConsole(sharedUrls());
-  nodes = connect(sharedUrls());
-  await tc.ready();
-  await tc.sync();
-});
-
-afterAll(async () => {
-  for (const session of sessions) session.close();
-  await Promise.all(
-    nodes.map(async (node) => {
-      const keys = [
-        ...(await node.keys(`${tc.prefix}*`)),
-        ...(await node.keys(`redlock:{${tc.prefix}*`)),
-      ];
-      if (keys.length) await node.del(...keys);
-    }),
-  );
-  await tc.close();
-  await disconnect(nodes);
-});
+beforeAll(() => fixture.tc.sync());
 
 describe("GET /api/sessions and /api/sessions/{id}", () => {
   it("lists a session with its state, labels, the locks it holds and the resource it waits for", async () => {
@@ -79,7 +51,7 @@ describe("GET /api/sessions and /api/sessions/{id}", () => {
       session: session.id,
     });
     await Promise.all(
-      nodes.map(async (node) => {
+      fixture.nodes.map(async (node) => {
         await node.zadd(waitersKey(key("contended")), Date.now() + 30_000, member);
       }),
     );
@@ -200,7 +172,7 @@ describe("POST /api/sessions/{id}/release", () => {
       await expect
         .poll(() => notices.map((notice) => notice.resource).sort())
         .toEqual([key("mine-0"), key("mine-1"), key("mine-2")]);
-      const entries: AuditEntry[] = (await tc.ctx.audit.read(100)).entries;
+      const entries: AuditEntry[] = (await fixture.tc.ctx.audit.read(100)).entries;
       const entry = entries.find((found) => found.id === released.body.auditId);
       expect(entry).toMatchObject({
         action: "release-session",
@@ -215,7 +187,7 @@ describe("POST /api/sessions/{id}/release", () => {
       expect(entries.filter((found) => found.id === released.body.auditId)).toHaveLength(1);
 
       // Its locks now show as being released; another release finds them so and leaves them.
-      await tc.sync();
+      await fixture.tc.sync();
       const again = await release(session.id, { reason: "wedged worker", preview: true });
       expect(again.body).toMatchObject({ locks: [], alreadyReleasing: 3 });
     } finally {
@@ -229,8 +201,8 @@ describe("POST /api/sessions/{id}/release", () => {
     await setEverywhere(key("raced"), session.value());
     // Another holder took it on one node: the majority value still names the session, so the
     // release tries it, and the check on the nodes leaves it alone.
-    await nodes[0]!.set(key("raced"), "b".repeat(40), "PX", 60_000);
-    await tc.sync();
+    await fixture.nodes[0]!.set(key("raced"), "b".repeat(40), "PX", 60_000);
+    await fixture.tc.sync();
     const released = await release(session.id, { reason: "wedged worker" });
     expect(released.body.locks).toHaveLength(1);
     expect(released.body.locks[0]).toMatchObject({ outcome: "value_changed", tombstonedCount: 0 });
@@ -238,7 +210,7 @@ describe("POST /api/sessions/{id}/release", () => {
       "b".repeat(40),
       ...Array(4).fill(expect.stringMatching(/^rl1:/)),
     ]);
-    const entry = (await tc.ctx.audit.read(100)).entries.find(
+    const entry = (await fixture.tc.ctx.audit.read(100)).entries.find(
       (found) => found.id === released.body.auditId,
     );
     expect(entry).toMatchObject({ action: "release-session", outcome: "failure" });

@@ -5,50 +5,24 @@
  * per docs/holder-sessions.md.
  */
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as revoke from "@/app/api/locks/revoke/route";
 import type { AuditEntry, ErrorBody, RevokeResponse } from "@/lib/api";
 import { revokeKey } from "@redlock-console/redlock";
-import { connect, disconnect, sharedUrls } from "../masters";
-import { FakeHolderSession } from "./fixtures/holder-session";
-import { call, startTestConsole, type TestConsole } from "./helpers";
+import { connect, sharedUrls } from "../masters";
+import { useHolderConsole } from "./fixtures/holder-console";
+import { call } from "./helpers";
 
-let tc: TestConsole;
-let nodes: Redis[];
-const sessions: FakeHolderSession[] = [];
-const key = (name: string) => `${tc.prefix}${name}`;
-const valuesOf = (name: string) => Promise.all(nodes.map((node) => node.get(name)));
-const setEverywhere = (name: string, value: string, ttlMs = 60_000) =>
-  Promise.all(nodes.map((node) => node.set(name, value, "PX", ttlMs)));
+const fixture = useHolderConsole();
+const { key, valuesOf, setEverywhere, openSession } = fixture;
 const sessionValue = async (ttlMs = 60_000) => {
-  const session = await FakeHolderSession.open(sharedUrls().map((url) => ({ url })));
-  sessions.push(session);
+  const session = await openSession();
   return { session, value: session.value(ttlMs) };
 };
 const revokeOf = (body: unknown, options: Parameters<typeof call>[2] = {}) =>
   call<RevokeResponse & ErrorBody>(revoke.POST, "/api/locks/revoke", { body, ...options });
-const auditEntries = async (): Promise<AuditEntry[]> => (await tc.ctx.audit.read(200)).entries;
-
-beforeAll(async () => {
-  tc = startTestConsole(sharedUrls());
-  nodes = connect(sharedUrls());
-  await tc.ready();
-});
-
-afterAll(async () => {
-  for (const session of sessions) session.close();
-  await Promise.all(
-    nodes.map(async (node) => {
-      const keys = [
-        ...(await node.keys(`${tc.prefix}*`)),
-        ...(await node.keys(`redlock:{${tc.prefix}*`)),
-      ];
-      if (keys.length) await node.del(...keys);
-    }),
-  );
-  await tc.close();
-  await disconnect(nodes);
-});
+const auditEntries = async (): Promise<AuditEntry[]> =>
+  (await fixture.tc.ctx.audit.read(200)).entries;
 
 describe("POST /api/locks/revoke: who may, and what it refuses", () => {
   const body = () => ({ resource: key("guarded"), expectedValue: "a".repeat(40), reason: "ask" });
@@ -124,7 +98,7 @@ describe("POST /api/locks/revoke: who may, and what it refuses", () => {
     expect(response.status).toBe(409);
     expect(response.body.error.code).toBe("no_session");
     expect(response.body.error.message).toContain("can only be force-released");
-    expect(await nodes[0]!.exists(revokeKey(key("plain")))).toBe(0);
+    expect(await fixture.nodes[0]!.exists(revokeKey(key("plain")))).toBe(0);
     const entry = (await auditEntries()).find((found) => found.resources[0] === key("plain"));
     expect(entry).toMatchObject({ action: "revoke", outcome: "failure" });
     expect(entry!.detail).toContain("no_session");
@@ -133,7 +107,7 @@ describe("POST /api/locks/revoke: who may, and what it refuses", () => {
   it("answers 409 value_changed when a node holds another value, marking nothing", async () => {
     const { value } = await sessionValue();
     await setEverywhere(key("moved"), value);
-    await nodes[1]!.set(key("moved"), "c".repeat(40), "PX", 60_000);
+    await fixture.nodes[1]!.set(key("moved"), "c".repeat(40), "PX", 60_000);
     const response = await revokeOf({
       resource: key("moved"),
       expectedValue: value,
@@ -149,9 +123,9 @@ describe("POST /api/locks/revoke: who may, and what it refuses", () => {
       "kept",
       "kept",
     ]);
-    expect(await Promise.all(nodes.map((node) => node.exists(revokeKey(key("moved")))))).toEqual(
-      Array(5).fill(0),
-    );
+    expect(
+      await Promise.all(fixture.nodes.map((node) => node.exists(revokeKey(key("moved"))))),
+    ).toEqual(Array(5).fill(0));
   });
 
   it("answers 409 value_changed for a lock already being force-released (a tombstone)", async () => {
@@ -200,7 +174,7 @@ describe("POST /api/locks/revoke: asking the holder", () => {
       expect(response.body.nodes.map((node) => node.outcome)).toEqual(Array(5).fill("marked"));
       const markerKey = revokeKey(key("asked"));
       expect(markerKey).toBe(`redlock:{${key("asked")}}:revoke`);
-      for (const node of nodes) {
+      for (const node of fixture.nodes) {
         expect(JSON.parse((await node.get(markerKey))!)).toEqual({
           auditId,
           by: "token",
@@ -239,9 +213,9 @@ describe("POST /api/locks/revoke: asking the holder", () => {
     const markerKey = revokeKey(key("released"));
     // The holder's library: its routine settled 300 ms later; it releases, then records it.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await Promise.all(nodes.map((node) => node.del(key("released"))));
+    await Promise.all(fixture.nodes.map((node) => node.del(key("released"))));
     await Promise.all(
-      nodes.map(async (node) => {
+      fixture.nodes.map(async (node) => {
         const marker = JSON.parse((await node.get(markerKey))!) as Record<string, unknown>;
         await node.set(markerKey, JSON.stringify({ ...marker, releasedAt: Date.now() }), "KEEPTTL");
       }),
