@@ -48,7 +48,8 @@ export interface TimelineOptions {
   readonly onBriefHolds?: (holds: number) => void;
   /** Called on every tick while the index is whole: history is complete up to `nowMs`. */
   readonly onComplete?: (nowMs: number) => void;
-  readonly durable?: boolean;
+  /** Whether history is kept in a state store (a function: a refused store turns it off). */
+  readonly durable?: boolean | (() => boolean);
   /** Reads an expired holder's session on every lock node (read-session.ts), bounded by the node deadline. */
   readonly readSession: SessionReader;
   /** Sessions read at once at most; an expiry beyond says "not-checked". @default 8 */
@@ -112,7 +113,11 @@ export class Timeline implements IndexObserver {
   }
 
   horizon(): HistoryHorizon {
-    return this.#coverage.horizon(this.#history, this.#options.durable ?? false);
+    const { durable = false } = this.#options;
+    return this.#coverage.horizon(
+      this.#history,
+      typeof durable === "function" ? durable() : durable,
+    );
   }
 
   /**
