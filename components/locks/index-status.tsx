@@ -55,6 +55,13 @@ export function NodeIndexStatus({ index }: { index: NodeIndex }) {
           aria-label={`listing ${progress}`}
         />
       )}
+      {index.truncated && (
+        <p data-testid="node-index-truncated" className="notice notice-warn index-reason">
+          Key cap reached: {index.lockKeys.toLocaleString()} lock keys indexed and others left out,
+          so the list and history of this node are incomplete (a lock&apos;s own page reads the
+          node). Raise CONSOLE_SCAN_MAX_KEYS or narrow LOCK_MATCH.
+        </p>
+      )}
       {index.mode === "polling" && index.reason && (
         <p className="muted index-reason">{index.reason}</p>
       )}

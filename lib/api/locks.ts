@@ -199,7 +199,10 @@ export const listingNodeSchema = z.object({
 });
 
 export const listingSchema = z.object({
-  /** True once every reachable node has been listed completely at least once: rows are whole. */
+  /**
+   * True once every reachable node has been listed completely and is followed, with nothing left
+   * out by the key cap: rows are whole.
+   */
   complete: z.boolean(),
   nodes: z.array(listingNodeSchema),
 });
@@ -220,7 +223,10 @@ export const locksResponseSchema = z.object({
   counts: lockCountsSchema,
   /** Nodes that did not answer the scan: their holders show as unreachable. */
   unreachableNodes: z.array(nodeIdSchema),
-  /** True when a node held more lock keys than CONSOLE_SCAN_MAX_KEYS: rows may be missing. */
+  /**
+   * True when a node holds more lock keys than CONSOLE_SCAN_MAX_KEYS: rows may be missing, and
+   * `listing.complete` is false until a listing fits under the cap again.
+   */
   truncated: z.boolean(),
   /** Whether the rows are whole yet (a listing may still run) and how fresh each node is. */
   listing: listingSchema,

@@ -95,6 +95,12 @@ export const nodeIndexSchema = z.object({
   /** Lock keys of this node in the index. */
   lockKeys: z.number().int().nonnegative(),
   /**
+   * The index holds CONSOLE_SCAN_MAX_KEYS lock keys of this node and left others out: a lock held
+   * here may be missing from the list and the history (the lock page reads the node itself). False
+   * again once a listing ends that left nothing out.
+   */
+  truncated: z.boolean(),
+  /**
    * Keys matching LOCK_MATCH that the last complete listing skipped: no lock of a recognised format
    * (see listingProgressSchema.keysSkipped); 0 before the first listing.
    */

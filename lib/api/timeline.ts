@@ -41,7 +41,11 @@ export const transitionKindSchema = z.enum([
   "reservation-ended",
   /** A force-release of the tombstone itself lifted it: the operator accepted that the holder may not have stopped. */
   "reservation-lifted",
-  /** A node's maxmemory policy deleted a lock key: always an error (the lock's safety is gone there). */
+  /**
+   * A node's maxmemory policy deleted a lock key: always an error (the lock's safety is gone there).
+   * On a minority of nodes the hold goes on beside it; a hold that lost its majority mostly to
+   * evictions ends as one `evicted` with `heldMs` (never as "released": nobody released it).
+   */
   "evicted",
   /** Different values on different nodes for longer than EPISODE_MIN_MS. */
   "conflict",
@@ -122,7 +126,7 @@ export const transitionSchema = z.object({
   heldMs: z.number().nullable(),
   /** The most contenders seen waiting during the hold (acquired: waiting at that moment). */
   waiters: z.number().int().nonnegative(),
-  /** evicted: the node that evicted; conflict/partial: the nodes that held a value. */
+  /** evicted: the node(s) that evicted; conflict/partial: the nodes that held a value. */
   nodeIds: z.array(nodeIdSchema),
   /** force-released, releasing and what ended the tombstone: who did it (the audit's actor) and why. */
   by: z.string().nullable(),

@@ -215,6 +215,26 @@ export function parseConfig(env: Record<string, string | undefined>): ConsoleCon
   return toConfig(env, true);
 }
 
+/** `host:port` of a redis URL, localhost spelled one way; null when it is no URL. */
+function serverOf(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    const host = ["localhost", "[::1]"].includes(parsed.hostname) ? "127.0.0.1" : parsed.hostname;
+    return `${host}:${parsed.port || "6379"}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The lock node (`host:port`) the state store's URL names, else null. A first check, by address;
+ * the console also compares run_ids when it opens the store (open-state-store.ts).
+ */
+function lockNodeNamed(stateUrl: string | undefined, nodeUrls: readonly string[]): string | null {
+  const server = stateUrl === undefined ? null : serverOf(stateUrl);
+  return server !== null && nodeUrls.some((url) => serverOf(url) === server) ? server : null;
+}
+
 function toConfig(env: Record<string, string | undefined>, requireToken: boolean): ConsoleConfig {
   const present = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
@@ -231,6 +251,13 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
       `  CONSOLE_ADMIN_TOKEN: is required unless CONSOLE_READ_ONLY=true (npm start generates one in embedded mode; else ${TOKEN_HINT})`,
     );
   }
+  const clash = result.success
+    ? lockNodeNamed(result.data.CONSOLE_STATE_URL, result.data.REDLOCK_NODES)
+    : null;
+  if (clash !== null)
+    lines.push(
+      `  CONSOLE_STATE_URL: names lock node ${clash} (REDLOCK_NODES): the console's state must live on another Redis`,
+    );
   if (!result.success || lines.length > 0) {
     throw new ConfigError(`Invalid console configuration:\n${[...new Set(lines)].join("\n")}`);
   }

@@ -25,6 +25,7 @@ import { createLockReader } from "./locks/detail/read-one";
 import { createSessionDirectory, type SessionDirectory } from "./sessions/directory";
 import { readSessions } from "./sessions/read-session";
 import { createStateStore } from "./timeline/state-store";
+import { openStateStore } from "./timeline/open-state-store";
 import { Timeline } from "./timeline/timeline";
 
 export interface ConsoleContext {
@@ -112,9 +113,10 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     longWaitMs: config.longWaitMs,
   });
   const store = config.stateUrl ? createStateStore(config.stateUrl, config.historyMax) : null;
+  let storeRefused = false;
   const timeline = new Timeline(index, {
     capacity: config.historyMax,
-    durable: store !== null,
+    durable: () => store !== null && !storeRefused,
     onTransition: (transition) => {
       metrics.recordTransition(transition);
       store?.append(transition);
@@ -127,10 +129,12 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
   });
   if (store) {
     // History from the store first, then live transitions after it, in order.
-    void store
-      .load(config.historyMax)
+    void openStateStore(store, nodes, config.historyMax, nodeDeadlineMs)
       .then(
-        ({ transitions, asOfMs }) => timeline.restore(transitions, asOfMs),
+        (loaded) => {
+          if (loaded) timeline.restore(loaded.transitions, loaded.asOfMs);
+          else storeRefused = true;
+        },
         (error: unknown) =>
           logger.warn({ error: String(error) }, "state store unreadable: history starts now"),
       )

@@ -144,7 +144,7 @@ function defineMetrics(registry: Registry) {
     }),
     holdSeconds: new Histogram({
       name: "redlock_console_lock_hold_seconds",
-      help: "How long ended holds lasted, by how they ended (released, expired, force-released) and owner service.",
+      help: "How long ended holds lasted, by how they ended (released, expired, force-released, evicted) and owner service.",
       labelNames: ["ended", "service"],
       buckets: HOLD_BUCKETS_S,
       registers,
@@ -185,7 +185,8 @@ function serviceLabeller(maxServices: number): (transition: Transition) => strin
   };
 }
 
-const ENDINGS: ReadonlySet<string> = new Set(["released", "expired", "force-released"]);
+// "evicted" with heldMs is a hold lost to evictions; a per-node eviction has none and is not counted.
+const ENDINGS: ReadonlySet<string> = new Set(["released", "expired", "force-released", "evicted"]);
 
 export function createMetrics(
   nodes: readonly ConsoleNode[],

@@ -68,7 +68,15 @@ const hold = (causes: Cause[], expiresAtMs = 10_000): Hold => ({
   tombstone: null,
 });
 
-const mark = (value: string | null): ForceMark => ({ by: "ops", reason: "stuck", atMs: 0, value });
+/** This console's force-release of `value` (null: force: any, its write under way). */
+const mark = (value: string | null): ForceMark => ({
+  by: "ops",
+  reason: "stuck",
+  atMs: 0,
+  values: value === null ? null : [value],
+});
+/** A force: any that answered having removed `values` (none: it removed nothing). */
+const settled = (...values: string[]): ForceMark => ({ ...mark(null), values });
 
 describe("how a hold valid until 10,000 ended, once its value left the majority", () => {
   it.each<[string, Cause[], ForceMark | undefined, number, string]>([
@@ -80,12 +88,19 @@ describe("how a hold valid until 10,000 ended, once its value left the majority"
     ["no events, before the validity ran out: deletes", [U, U, K], noMark, 5_000, "released"],
     ["no events, after the validity ran out: expiries", [U, U, K], noMark, 12_000, "expired"],
     ["the console's mark for the value", [D, D, D], mark("a"), 5_000, "force-released"],
-    ["a mark made without reading the value", [D, D, K], mark(null), 5_000, "force-released"],
+    ["a force: any under way, the value deleted", [D, D, K], mark(null), 5_000, "force-released"],
+    ["a force: any under way is no expiry's cause", [E, E, K], mark(null), 10_040, "expired"],
+    ["a force: any under way is no eviction's cause", [V, V, K], mark(null), 5_000, "evicted"],
+    ["a force: any that removed this value", [D, D, K], settled("b", "a"), 5_000, "force-released"],
+    ["a force: any that removed another value", [D, D, K], settled("b"), 5_000, "released"],
+    ["a force-release that removed nothing", [E, E, K], settled(), 10_040, "expired"],
     ["a mark for another value is not this hold's", [D, D, K], mark("b"), 5_000, "released"],
     ["a mark wins over expiries", [E, E, E], mark("a"), 10_040, "force-released"],
     ["evicted on one, deleted on two: released", [V, D, D], noMark, 5_000, "released"],
     ["evicted on one, expired on one: expired", [V, E, K], noMark, 10_040, "expired"],
-    ["evicted on two: neither deleted nor expired", [V, V, K], noMark, 5_000, "released"],
+    ["evicted on two: lost to evictions, not released", [V, V, K], noMark, 5_000, "evicted"],
+    ["evicted on one, then the release's first delete", [V, D, K], noMark, 5_000, "released"],
+    ["evicted on one of a hold on two: evicted", [V, K, K], noMark, 5_000, "evicted"],
   ])("%s", (_name, causes, forceMark, nowMs, kind) => {
     expect(endKind(hold(causes), forceMark, nowMs)).toBe(kind);
   });
@@ -268,7 +283,7 @@ describe("a force-release with a tombstone, transition by transition", () => {
     });
   });
 
-  const lifter = { ...mark(null), auditId: "audit-2" };
+  const lifter = { ...mark(tombstoneOf("a")), auditId: "audit-2" };
   it.each<[string, Cause[], ForceMark | undefined, number, string]>([
     ["acknowledged", [D, D, K], noMark, 7_250, "released by the holder (acknowledged after 1.3 s)"],
     [

@@ -114,6 +114,8 @@ export async function releaseHolder(
       },
     },
   );
+  // The mark now names only what was removed (nothing: no mark), never a later holder's value.
+  ctx.timeline.settleForceRelease(key.toString("latin1"), removedValues(outcome, expectedValue));
   // The holder of a lifted tombstone was told when it was laid.
   const lifted = expectedValue !== undefined && isTombstone(expectedValue);
   if (outcome.deletedCount + outcome.tombstonedCount > 0 && !lifted) {
@@ -125,6 +127,20 @@ export async function releaseHolder(
     holderState,
     why,
   };
+}
+
+/**
+ * The values a force-release removed: the expected one wherever a node deleted or replaced it, or
+ * was sent the write and has not answered (its queued write may still run: the follow-up audits
+ * it); with force: any, what each node that deleted reported holding.
+ */
+function removedValues(outcome: ForceReleaseOutcome, expectedValue: string | undefined): string[] {
+  const removed = outcome.deletedCount + outcome.tombstonedCount > 0;
+  if (expectedValue !== undefined)
+    return removed || outcome.pendingNodeIds.length > 0 ? [expectedValue] : [];
+  return outcome.nodes.flatMap((node) =>
+    node.outcome === "deleted" && node.value !== null ? [node.value] : [],
+  );
 }
 
 /** The notice to every session whose value was replaced or deleted (force: true may meet several). */

@@ -78,7 +78,7 @@ export function endOf(
     },
     endMs: end.endMs,
     tombstone,
-    markUsed: forced && marks(mark, value),
+    markUsed: forced && marks(mark, hold),
   };
 }
 

@@ -26,6 +26,7 @@ import { BriefHolds } from "./brief-holds";
 import { extendedTo, lossCause, majorityHold, type ForceMark, type Hold } from "./hold-fold";
 import { endOf, extendedOf, startOf, type Ended, type ExpiredHold } from "./hold-transitions";
 import { SessionChecks, type SessionReader, type TransitionFields } from "./session-checks";
+import { evictedHoldWords } from "./wording";
 
 /** What the timeline needs of the live index. */
 export interface IndexView {
@@ -47,7 +48,8 @@ export interface TimelineOptions {
   readonly onBriefHolds?: (holds: number) => void;
   /** Called on every tick while the index is whole: history is complete up to `nowMs`. */
   readonly onComplete?: (nowMs: number) => void;
-  readonly durable?: boolean;
+  /** Whether history is kept in a state store (a function: a refused store turns it off). */
+  readonly durable?: boolean | (() => boolean);
   /** Reads an expired holder's session on every lock node (read-session.ts), bounded by the node deadline. */
   readonly readSession: SessionReader;
   /** Sessions read at once at most; an expiry beyond says "not-checked". @default 8 */
@@ -111,7 +113,11 @@ export class Timeline implements IndexObserver {
   }
 
   horizon(): HistoryHorizon {
-    return this.#coverage.horizon(this.#history, this.#options.durable ?? false);
+    const { durable = false } = this.#options;
+    return this.#coverage.horizon(
+      this.#history,
+      typeof durable === "function" ? durable() : durable,
+    );
   }
 
   /**
@@ -137,7 +143,10 @@ export class Timeline implements IndexObserver {
     );
   }
 
-  /** A force-release by `by` is about to delete or tombstone `resource` (this console's action). */
+  /**
+   * A force-release by `by` is about to delete or tombstone `resource` (this console's action):
+   * of `value`, or (null: force: any) of whatever a node holds while the write is under way.
+   */
   markForceRelease(
     resource: string,
     by: string,
@@ -145,7 +154,20 @@ export class Timeline implements IndexObserver {
     value: string | null,
     auditId: string | null = null,
   ): void {
-    this.#forceMarks.set(resource, { by, reason, atMs: Date.now(), value, auditId });
+    const values = value === null ? null : [value];
+    this.#forceMarks.set(resource, { by, reason, atMs: Date.now(), values, auditId });
+  }
+
+  /**
+   * The force-release of `resource` answered: it removed `values` (deleted or replaced by its
+   * tombstone). The mark then explains the end of those values only, and is dropped when it removed
+   * nothing: a force-release of an absent key never claims a later, unrelated hold (issue 32 row 11).
+   */
+  settleForceRelease(resource: string, values: readonly string[]): void {
+    const mark = this.#forceMarks.get(resource);
+    if (!mark) return;
+    if (values.length === 0) this.#forceMarks.delete(resource);
+    else this.#forceMarks.set(resource, { ...mark, values: [...new Set(values)] });
   }
 
   /** Node `nodeIndex` changed for `key` (its removal `cause` when it lost the key); `reads` and `state` are after it. */
@@ -161,8 +183,10 @@ export class Timeline implements IndexObserver {
     const hold = this.#holds.get(key);
     const loss = hold && lossCause(hold, reads[nodeIndex], nodeIndex, cause);
     if (loss) hold.causes[nodeIndex] = loss;
-    // An eviction is a transition of its own, whatever the hold: the lock's safety is gone there.
-    if (cause === "evicted") {
+    const ended = this.#fold(key, reads, state, nowMs);
+    // An eviction is a transition of its own, beside a hold that goes on (the lock's safety is gone
+    // there); one that cost the hold its majority is already said by the hold's `evicted` end.
+    if (cause === "evicted" && ended?.fields.kind !== "evicted") {
       this.#emit({
         kind: "evicted",
         resource: key,
@@ -172,7 +196,6 @@ export class Timeline implements IndexObserver {
         nodeIds: [this.#index.nodeIds[nodeIndex]!],
       });
     }
-    this.#fold(key, reads, state, nowMs);
   }
 
   /** A node is relisted after a gap: what changed there since `sinceMs` is unknown until it ends. */
@@ -238,7 +261,8 @@ export class Timeline implements IndexObserver {
     }
   }
 
-  #fold(key: string, reads: Reads, state: LockState | null, nowMs: number): void {
+  /** Folds a change into the key's hold; returns how the hold ended, when it did. */
+  #fold(key: string, reads: Reads, state: LockState | null, nowMs: number): Ended | null {
     const quorumSize = this.#index.quorumSize;
     let hold = this.#holds.get(key);
     const standing = hold && standingOf(reads, hold.value, quorumSize);
@@ -264,18 +288,27 @@ export class Timeline implements IndexObserver {
       this.#emit(started.fields);
     }
     this.#episodes.track(key, state, nowMs);
+    return ended;
   }
 
   #end(key: string, hold: Hold, reads: Reads, nowMs: number): Ended {
     this.#holds.delete(key);
     const ended = endOf(key, hold, this.#forceMarks.get(key), reads, nowMs);
     if (ended.markUsed) this.#forceMarks.delete(key);
-    if (ended.fields.kind !== "expired") {
+    const evictedOn = this.#index.nodeIds.filter((_, node) => hold.causes[node] === "evicted");
+    const kind = ended.fields.kind;
+    // Ran out or evicted, not released: its holder may still act, so the next holder is flagged.
+    if (kind === "expired" || kind === "evicted")
+      this.#expired.set(key, { value: hold.value, owner: hold.owner, at: ended.endMs });
+    if (kind === "evicted") {
+      const fields = { ...ended.fields, nodeIds: evictedOn, summary: evictedHoldWords(evictedOn) };
+      this.#emit(fields);
+      return { ...ended, fields };
+    }
+    if (kind !== "expired") {
       this.#emit(ended.fields);
       return ended;
     }
-    this.#expired.set(key, { value: hold.value, owner: hold.owner, at: ended.endMs });
-    const evictedOn = this.#index.nodeIds.filter((_, node) => hold.causes[node] === "evicted");
     const check = { sessionId: sessionOfValue(hold.value), endMs: ended.endMs, evictedOn };
     this.#checks.expired(key, ended.fields, check, nowMs);
     return ended;

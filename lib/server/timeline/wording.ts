@@ -31,6 +31,10 @@ export const forceReleasedWords = (actor: ActorFields): string =>
   `force-released${actorWords(actor.by, actor.reason, actor.auditId)}`;
 
 /** A tombstone reached a majority; `remainingMs`: until its TTL on a majority runs out. */
+/** A hold that lost its majority to evictions: nobody released it, and its holder was not told. */
+export const evictedHoldWords = (nodeIds: readonly string[]): string =>
+  `lost its majority to evictions on ${nodeIds.join(", ")} (maxmemory policy): nobody released it, and the holder may still believe it holds the lock`;
+
 export const releasingWords = (remainingMs: number): string =>
   Number.isFinite(remainingMs)
     ? `being released: the tombstone keeps everyone out until the holder acknowledges, at most ${durationWords(remainingMs)} (the replaced value's validity)`

@@ -92,6 +92,26 @@ describe("the node store", () => {
     expect(store.get("a")?.value).toBe("v2");
   });
 
+  it("stays truncated until a listing ends that left nothing out (issue 32 row 9)", () => {
+    const { store } = storeOf(2);
+    store.put("a", lock("v1", 5_000), T0);
+    store.put("b", lock("v1", 5_000), T0);
+    store.put("c", lock("v1", 5_000), T0);
+    store.beginGeneration();
+    store.put("a", lock("v1", 5_000), T0);
+    store.put("b", lock("v1", 5_000), T0);
+    store.put("c", lock("v1", 5_000), T0); // still left out: the listing does not heal it
+    store.endGeneration();
+    expect(store.truncated).toBe(true);
+    store.remove("b", "deleted");
+    expect(store.truncated).toBe(true); // room again, but "c" was never read: still not whole
+    store.beginGeneration();
+    store.put("a", lock("v1", 5_000), T0);
+    store.put("c", lock("v1", 5_000), T0);
+    store.endGeneration();
+    expect(store.truncated).toBe(false);
+  });
+
   it("names the keys no read stamped since a listing began", () => {
     const { store } = storeOf();
     store.put("a", lock("v1", 5_000), T0);

@@ -154,6 +154,7 @@ export class ClusterWatch implements LockWatch {
           : Math.max(...(listedAts as number[])),
       listingMs: Math.max(0, ...statuses.map((status) => status.listingMs ?? 0)) || null,
       lockKeys: sum(statuses.map((status) => status.lockKeys)),
+      truncated: statuses.some((status) => status.truncated),
       skippedKeys: sum(statuses.map((status) => status.skippedKeys)),
       budgetPerS: this.#options.budgetPerS,
     };

@@ -26,7 +26,7 @@ export interface ListerOptions {
   readonly clock: Clock;
   /** Aborts when the watch closes. */
   readonly signal: AbortSignal;
-  readonly store: Pick<NodeStore, "beginGeneration" | "unseen" | "keys">;
+  readonly store: Pick<NodeStore, "beginGeneration" | "endGeneration" | "unseen" | "keys">;
   /** Reads keys the SCAN returned (paid for by the SCAN); resolves to the locks found. */
   readonly read: (keys: readonly Buffer[]) => Promise<number>;
   /** The node no longer holds `name` (the listing did not see it, or the node restarted). */
@@ -120,6 +120,7 @@ export class Lister {
       for (const pattern of patterns) await this.#scan(pattern, progress);
       // What the listing did not see, and no notification touched since it began, is gone.
       for (const name of store.unseen()) forget(name);
+      store.endGeneration();
     } finally {
       this.#progress = null;
     }

@@ -33,7 +33,10 @@ export class IndexedState {
 export type RemovalCause = "deleted" | "expired" | "evicted" | "unknown";
 
 export interface NodeStoreOptions {
-  /** Lock keys kept at most; beyond it new keys are left out and the store is `truncated`. */
+  /**
+   * Lock keys kept at most (CONSOLE_SCAN_MAX_KEYS: locks, not keys scanned; skipped keys are never
+   * kept); beyond it new keys are left out and the store is `truncated`.
+   */
   readonly maxKeys: number;
   /** The name and value instances already held for another node, when equal (shared strings). */
   readonly shared: (name: string, value: string) => { name: string; value: string };
@@ -54,6 +57,8 @@ export class NodeStore {
   #sweptBucket: number;
   #generation = 0;
   #truncated = false;
+  /** Some key was left out since the current generation began. */
+  #leftOutInGeneration = false;
 
   constructor(options: NodeStoreOptions) {
     this.#options = options;
@@ -64,7 +69,10 @@ export class NodeStore {
     return this.#entries.size;
   }
 
-  /** Some key was left out, the store being full (maxKeys). */
+  /**
+   * Some key was left out, the store being full (maxKeys): a lock may be held that the store does
+   * not show. It stays so until a listing ends that left nothing out (endGeneration).
+   */
   get truncated(): boolean {
     return this.#truncated;
   }
@@ -80,6 +88,12 @@ export class NodeStore {
   /** A listing begins: what it reads is stamped with a new generation. */
   beginGeneration(): void {
     this.#generation += 1;
+    this.#leftOutInGeneration = false;
+  }
+
+  /** A listing ended: the store is whole again only if it left nothing out since it began. */
+  endGeneration(): void {
+    this.#truncated = this.#leftOutInGeneration;
   }
 
   /** Keys no read has stamped since the current generation began. */
@@ -95,6 +109,7 @@ export class NodeStore {
     const known = this.#entries.get(name);
     if (!known && this.#entries.size >= this.#options.maxKeys) {
       this.#truncated = true;
+      this.#leftOutInGeneration = true;
       return;
     }
     const shared = this.#options.shared(name, read.value);

@@ -177,7 +177,13 @@ export class NodeWatch implements LockWatch {
     return phases.modeOf(this.#phase);
   }
 
+  /** Listed and followed, and nothing left out by the key cap: the index vouches for the node. */
   get complete(): boolean {
+    return this.#following && !this.#store.truncated;
+  }
+
+  /** Listed, and followed since (watching or polling), whether or not the key cap left keys out. */
+  get #following(): boolean {
     return this.#phase.kind === "watching" || this.#phase.kind === "polling";
   }
 
@@ -192,6 +198,7 @@ export class NodeWatch implements LockWatch {
       listedAt: last?.endedAtMs ?? null,
       listingMs: last ? last.endedAtMs - last.startedAtMs : null,
       lockKeys: this.#store.size,
+      truncated: this.#store.truncated,
       skippedKeys: last?.skippedKeys ?? 0,
       budgetPerS: this.#options.budget.perS,
     };
@@ -216,7 +223,7 @@ export class NodeWatch implements LockWatch {
         await this.#watcher.ping();
         await this.#queue.idle();
         if (this.mode() === "watching") return;
-      } else if ((phases.asOfMsOf(this.#phase) ?? 0) >= startedAtMs && this.complete) {
+      } else if ((phases.asOfMsOf(this.#phase) ?? 0) >= startedAtMs && this.#following) {
         return;
       }
       await this.#clock.sleep(20);
