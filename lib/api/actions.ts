@@ -132,8 +132,11 @@ export const forceReleaseRequestSchema = z
   .refine(oneResource.check, oneResource.params)
   .refine(
     (body) =>
-      [body.expectedValue !== undefined, body.valueDigest !== undefined, body.force === true]
-        .filter(Boolean).length === 1,
+      [
+        body.expectedValue !== undefined,
+        body.valueDigest !== undefined,
+        body.force === true,
+      ].filter(Boolean).length === 1,
     {
       message:
         "give exactly one of expectedValue (compare-and-delete), valueDigest (compare by digest), or force: true to delete any value",

@@ -99,7 +99,8 @@ export async function forceRelease(
   const { key, expectedValue, expectedDigest } = target;
   const resource = describeKey(key).resource;
   const compared = expectedValue !== undefined || expectedDigest !== undefined;
-  const expected = expectedDigest !== undefined ? `digest:${expectedDigest}` : (expectedValue ?? "");
+  const expected =
+    expectedDigest !== undefined ? `digest:${expectedDigest}` : (expectedValue ?? "");
   // A node that failed one phase is not asked again: it could only time out a second time.
   const silent = new Set(nodes.filter(options.isHung).map((node) => node.id));
   // In the resource's slot, so that a cluster node runs the script (one slot per script) on its shard.
@@ -143,10 +144,10 @@ export async function forceRelease(
   }
   const disposal = await options.decide({ redisson, holder });
   const request: NodeRequest = !compared
-      ? { mode: "any", expected }
-      : disposal.mode === "tombstone"
-        ? { mode: "tombstone", expected, tombstone: disposal.tombstone, ttlMs: disposal.ttlMs }
-        : { mode: "expect", expected };
+    ? { mode: "any", expected }
+    : disposal.mode === "tombstone"
+      ? { mode: "tombstone", expected, tombstone: disposal.tombstone, ttlMs: disposal.ttlMs }
+      : { mode: "expect", expected };
   const answers = await runAll(request);
   // A node that answered needs no marker: only late nodes are asked for theirs later.
   for (const node of nodes) {

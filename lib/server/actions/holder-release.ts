@@ -110,13 +110,7 @@ export async function releaseHolder(
         const disposal =
           seen === undefined ? ({ mode: "delete" } as const) : await decideFor(seen, redisson);
         // Before the write: the timeline then tells this hold's end as a force-release by this actor.
-        ctx.timeline.markForceRelease(
-          key.toString("latin1"),
-          by,
-          reason,
-          seen ?? null,
-          auditId,
-        );
+        ctx.timeline.markForceRelease(key.toString("latin1"), by, reason, seen ?? null, auditId);
         return disposal;
       },
     },

@@ -188,6 +188,7 @@ export class LiveIndex {
         holdCount: read.holdCount,
         owner: read.legacyOwner ?? ownerOfValue(read.value),
         waiters: read.waiters ?? undefined,
+        ...(read.cut && { cut: read.cut }),
       };
     });
     const named = describeLatin1Key(key);
