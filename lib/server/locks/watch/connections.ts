@@ -5,7 +5,6 @@ import "server-only";
  */
 import type { EventEmitter } from "node:events";
 import type { Redis } from "ioredis";
-import type { NodeKeyState } from "../read/key-state";
 import { readLockKeys, type KeysRead } from "../read/read-node";
 
 /** What a listing sends: INFO and DBSIZE once, then a paced SCAN. */
