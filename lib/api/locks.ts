@@ -38,7 +38,13 @@ export type LockFormat = z.infer<typeof lockFormatSchema>;
  * extended (null for 2.x: a value held longer than `ttlMs` was extended, see `ownerExtension`).
  */
 export const ownerInfoSchema = z.object({
+  /** Each label cut to LABEL_VALUE_MAX_CHARS, at most LABELS_MAX of them (see truncatedLabels). */
   labels: z.record(z.string(), z.string()),
+  /**
+   * Labels whose value was cut, each with its original size (bytes when the node's read cut it,
+   * else characters): the UI shows "… (truncated, 3.0 MB)". Absent when none was cut.
+   */
+  truncatedLabels: z.record(z.string(), z.number().int().nonnegative()).optional(),
   acquiredAt: epochMsSchema,
   ttlMs: z.number().int().positive().nullable(),
   extensions: z.number().int().nonnegative().nullable(),
@@ -90,10 +96,15 @@ export const nodeHolderSchema = z.object({
   /** The holder's value (a Redisson hash: its holder field); null when absent or unreachable. */
   value: z.string().nullable(),
   /**
-   * Lists only: the value's full length in characters when `value` was cut to its first
-   * LIST_VALUE_MAX_CHARS (the one-resource read always carries the whole value).
+   * The value's full size when `value` is not the whole value: cut to LIST_VALUE_MAX_CHARS in lists
+   * (characters), or cut by the read itself past READ_VALUE_MAX_BYTES (bytes on the node).
    */
   valueLength: z.number().int().optional(),
+  /**
+   * `sha1:` + 12 hex digits of the SHA-1 of the whole value (null with no value). Anonymous readers
+   * get this in `value` too (values are tokens); force-release accepts it as `expectedDigest`.
+   */
+  valueDigest: z.string().nullable().optional(),
   /** Time left in ms; -1: the key never expires; null when absent or unreachable. */
   pttlMs: z.number().nullable(),
   format: lockFormatSchema.nullable(),
@@ -112,8 +123,10 @@ export const lockRowSchema = z.object({
   state: lockStateSchema,
   /** The value held on most nodes (ties: the one with the longest validity); null if none. */
   value: z.string().nullable(),
-  /** Lists only: the full length when `value` was cut (see nodeHolderSchema.valueLength). */
+  /** The full size when `value` was cut (see nodeHolderSchema.valueLength). */
   valueLength: z.number().int().optional(),
+  /** The digest of `value` (see nodeHolderSchema.valueDigest). */
+  valueDigest: z.string().nullable().optional(),
   format: lockFormatSchema,
   /** How many nodes hold `value`. */
   quorum: z.number().int(),
@@ -167,6 +180,10 @@ export const DEFAULT_PAGE_LIMIT = 100;
 /** Values in `GET /api/locks` rows are cut to this many characters (one 5 MB value must not make every page 10 MB). */
 export const LIST_VALUE_MAX_CHARS = 256;
 export const MAX_PAGE_LIMIT = 1000;
+/** Owner label values (and names) are cut to this many characters wherever they are served. */
+export const LABEL_VALUE_MAX_CHARS = 256;
+/** At most this many owner labels are served per holder. */
+export const LABELS_MAX = 32;
 
 /** Query of `GET /api/locks`. All fields arrive as strings. */
 export const locksQuerySchema = z.object({

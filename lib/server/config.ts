@@ -5,6 +5,7 @@
  * with it before spawning Next.js; the module holds no secret itself, it only reads process.env.
  */
 import { z } from "zod";
+import { DEFAULT_READ_BYTES_PER_S } from "./locks/watch/budget";
 
 const booleanVar = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off", ""], {
@@ -125,6 +126,9 @@ const envSchema = z.object({
   CONSOLE_SNAPSHOT_MAX_AGE_MS: integerVar(0, 60_000).default(1_000),
   CONSOLE_SCAN_MAX_KEYS: integerVar(100, 10_000_000).default(1_000_000),
   CONSOLE_SCAN_BUDGET_PER_S: integerVar(100, 10_000_000).default(DEFAULT_SCAN_BUDGET_PER_S),
+  CONSOLE_READ_BYTES_PER_S: integerVar(64 * 1024, 1024 * 1024 * 1024).default(
+    DEFAULT_READ_BYTES_PER_S,
+  ),
   CONSOLE_RESYNC_INTERVAL_MS: integerVar(1_000, 86_400_000).default(300_000),
   CONSOLE_ENABLE_KEYSPACE_EVENTS: booleanVar.default(false),
   CONSOLE_SESSION_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
@@ -174,6 +178,8 @@ export interface ConsoleConfig {
    * polling and reading what notifications name alike: freshness degrades, the masters do not.
    */
   readonly scanBudgetPerS: number;
+  /** Value bytes per second the live index may read or hash on each node (budget.ts). */
+  readonly readBytesPerS: number;
   /** How often a watched node is relisted anyway (paced), to heal what notifications missed. */
   readonly resyncIntervalMs: number;
   /** Turn on the keyspace notifications the index needs on nodes that lack them (CONFIG SET). */
@@ -274,6 +280,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     snapshotMaxAgeMs: vars.CONSOLE_SNAPSHOT_MAX_AGE_MS,
     scanMaxKeys: vars.CONSOLE_SCAN_MAX_KEYS,
     scanBudgetPerS: vars.CONSOLE_SCAN_BUDGET_PER_S,
+    readBytesPerS: vars.CONSOLE_READ_BYTES_PER_S,
     resyncIntervalMs: vars.CONSOLE_RESYNC_INTERVAL_MS,
     enableKeyspaceEvents: vars.CONSOLE_ENABLE_KEYSPACE_EVENTS,
     sessionTtlS: vars.CONSOLE_SESSION_TTL_S,

@@ -104,6 +104,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
   const index = new LiveIndex(nodes, {
     patterns: config.lockMatch,
     budgetPerS: config.scanBudgetPerS,
+    readBytesPerS: config.readBytesPerS,
     resyncIntervalMs: config.resyncIntervalMs,
     enableKeyspaceEvents: config.enableKeyspaceEvents,
     nodeTimeoutMs: config.nodeTimeoutMs,

@@ -168,15 +168,18 @@ function defineMetrics(registry: Registry) {
   };
 }
 
+/** A `service` metric label is cut to this many characters: every scrape repeats it per series. */
+export const METRIC_LABEL_MAX_CHARS = 64;
+
 /**
  * The owner `service` label as a metric label: "unknown" when unlabelled, the first `maxServices`
- * distinct values as themselves, every later one as "other" — a bounded set of series whatever the
- * holders call themselves.
+ * distinct values as themselves (cut to METRIC_LABEL_MAX_CHARS), every later one as "other" — a
+ * bounded set of series of bounded size whatever the holders call themselves.
  */
 function serviceLabeller(maxServices: number): (transition: Transition) => string {
   const seen = new Set<string>();
   return (transition) => {
-    const service = transition.owner?.labels.service;
+    const service = transition.owner?.labels.service?.slice(0, METRIC_LABEL_MAX_CHARS);
     if (service === undefined) return "unknown";
     if (seen.has(service)) return service;
     if (seen.size >= maxServices) return "other";

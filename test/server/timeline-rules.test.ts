@@ -53,6 +53,7 @@ const state = (
   acquiredAtMs: extra.legacyOwner?.acquiredAt ?? null,
   waiters: extra.waiters ?? null,
   generation: 0,
+  cut: null,
 });
 /** A node holding "a" until `expiresAtMs`. */
 const a = (expiresAtMs: number) => state("a", expiresAtMs);

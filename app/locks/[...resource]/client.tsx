@@ -46,7 +46,7 @@ function LockSummary({ lock, holderSession, fencingToken, serverTimeMs }: LockSu
       <dt>Owner</dt>
       <dd>
         {lock.owner.kind === "labelled" ? (
-          <OwnerLabels labels={lock.owner.labels} />
+          <OwnerLabels labels={lock.owner.labels} truncated={lock.owner.truncatedLabels} />
         ) : (
           <LockOwnerLabel owner={lock.owner} />
         )}

@@ -165,7 +165,7 @@ export class FakeNode {
     commands: this.commands,
     subscriber: this.subscriber,
     db: 0,
-    readKeys: (keys) => this.commands.readKeys(keys),
+    readKeys: async (keys) => ({ states: await this.commands.readKeys(keys), touchedBytes: 0 }),
   };
 
   set(name: string, value: string, pttlMs = 30_000): void {

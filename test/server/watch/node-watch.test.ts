@@ -11,7 +11,12 @@ import { NodeWatch } from "@/lib/server/locks/watch/node-watch";
 import { FakeClock } from "./fake-clock";
 import { FakeNode } from "./fake-node";
 
-const unlimited: Budget = { perS: 10_000, burst: 1_000, take: async () => {} };
+const unlimited: Budget = {
+  perS: 10_000,
+  burst: 1_000,
+  take: async () => {},
+  bytes: { perS: 1e9, burst: 1e8, take: async () => {} },
+};
 
 const watches: NodeWatch[] = [];
 afterEach(async () => {

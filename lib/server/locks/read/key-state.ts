@@ -3,6 +3,7 @@
  * read step hands to the watch and to the row fold.
  */
 import type { LockFormat, OwnerInfo, WaitersSummary } from "@/lib/api";
+import type { ValueCut } from "./read-key";
 
 /** What one node holds under one key. pttlMs -1: no expiry. */
 export interface NodeKeyState {
@@ -14,6 +15,8 @@ export interface NodeKeyState {
   readonly owner?: OwnerInfo | null;
   /** Live waiters listed on this node; absent: none. */
   readonly waiters?: WaitersSummary;
+  /** Present when `value` is only the first READ_VALUE_MAX_BYTES of the node's value (read-key.ts). */
+  readonly cut?: ValueCut;
 }
 
 const REDISSON_FIELD = /^.+:\d+$/;

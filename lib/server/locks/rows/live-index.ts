@@ -25,6 +25,8 @@ import { NodeWatch } from "../watch/node-watch";
 export interface LiveIndexOptions {
   readonly patterns: readonly string[];
   readonly budgetPerS: number;
+  /** Value bytes per second each node's reads may touch (budget.ts); default 16 MiB. */
+  readonly readBytesPerS?: number;
   readonly resyncIntervalMs: number;
   readonly enableKeyspaceEvents: boolean;
   readonly nodeTimeoutMs: number;
@@ -102,8 +104,16 @@ export class LiveIndex {
         onBrief: (key: string, holds: number) => this.#observer?.brief(key, nodeIndex, holds),
       };
       return node.kind === "cluster"
-        ? new ClusterWatch(node, { ...watchOptions, budgetPerS: options.budgetPerS })
-        : new NodeWatch({ ...watchOptions, node, budget: createBudget(options.budgetPerS) });
+        ? new ClusterWatch(node, {
+            ...watchOptions,
+            budgetPerS: options.budgetPerS,
+            readBytesPerS: options.readBytesPerS,
+          })
+        : new NodeWatch({
+            ...watchOptions,
+            node,
+            budget: createBudget(options.budgetPerS, options.readBytesPerS),
+          });
     });
     this.#sweeper = setInterval(() => {
       this.sweep();
@@ -178,6 +188,7 @@ export class LiveIndex {
         holdCount: read.holdCount,
         owner: read.legacyOwner ?? ownerOfValue(read.value),
         waiters: read.waiters ?? undefined,
+        ...(read.cut && { cut: read.cut }),
       };
     });
     const named = describeLatin1Key(key);

@@ -30,6 +30,8 @@ const SYNC_TOPOLOGY_WAIT_MS = 5_000;
 export interface ClusterWatchOptions extends LockWatchOptions {
   /** Keys per second each primary's watch may visit or read. */
   readonly budgetPerS: number;
+  /** Value bytes per second each primary's reads may touch (budget.ts). */
+  readonly readBytesPerS?: number;
 }
 
 /** A primary the index watches. */
@@ -248,7 +250,7 @@ export class ClusterWatch implements LockWatch {
       const watch = new NodeWatch({
         ...this.#options,
         node: { address, client, inCluster: true },
-        budget: createBudget(this.#options.budgetPerS),
+        budget: createBudget(this.#options.budgetPerS, this.#options.readBytesPerS),
         onReachability: () => {
           this.#options.onReachability();
           // A primary that stops answering may be failing over: look at the topology again soon.

@@ -35,16 +35,28 @@ export class KeyReader {
     await this.read(keys);
   }
 
-  /** Reads keys already paid for (a listing's SCAN paid for what it returned); resolves to the locks found. */
+  /**
+   * Reads keys already paid for in keys (a listing's SCAN paid for what it returned); resolves to
+   * the locks found. Each call reads until the byte budget's burst is spent (huge values: one per
+   * call), and its bytes are drawn afterwards: the next call waits until they are paid back.
+   */
   async read(keys: readonly Buffer[]): Promise<number> {
-    const readAtMs = this.#options.clock.now();
-    const states = await this.#options.readKeys(keys, readAtMs);
+    const { readKeys, budget, clock, signal } = this.#options;
     let found = 0;
-    keys.forEach((key, index) => {
-      const state = states[index] ?? null;
-      if (state) found += 1;
-      this.settle(key.toString("latin1"), state, readAtMs);
-    });
+    for (let start = 0; start < keys.length;) {
+      const readAtMs = clock.now();
+      const { states, touchedBytes } = await readKeys(
+        keys.slice(start),
+        readAtMs,
+        budget.bytes.burst,
+      );
+      states.forEach((state, index) => {
+        if (state) found += 1;
+        this.settle(keys[start + index]!.toString("latin1"), state, readAtMs);
+      });
+      start += Math.max(1, states.length);
+      await budget.bytes.take(touchedBytes, signal);
+    }
     return found;
   }
 

@@ -5,6 +5,7 @@
  */
 import type { LockFormat, OwnerInfo, WaitersSummary } from "@/lib/api";
 import type { NodeKeyState } from "../read/key-state";
+import type { ValueCut } from "../read/read-key";
 
 /**
  * What a node holds under a key, with its expiry as an instant on the console's clock. Compact, as
@@ -18,7 +19,10 @@ export class IndexedState {
     readonly expiresAtMs: number,
     readonly format: LockFormat,
     readonly holdCount: number | null,
-    /** A 1.x owner entry that belongs to `value`; null otherwise (2.x carries its owner in the value). */
+    /**
+     * An owner `value` alone does not give: a 1.x owner entry that belongs to it, or the owner the
+     * node decoded from a value it cut (read-key.ts); null otherwise (2.x carries it in the value).
+     */
     readonly legacyOwner: OwnerInfo | null,
     /** When the holder acquired (its owner's acquiredAt), for the metrics; null when unknown. */
     readonly acquiredAtMs: number | null,
@@ -26,6 +30,8 @@ export class IndexedState {
     readonly waiters: WaitersSummary | null,
     /** The listing generation that last saw the key: older ones are swept when a listing ends. */
     public generation: number,
+    /** Present when `value` is the first bytes of a longer value: its size and digest. */
+    readonly cut: ValueCut | null = null,
   ) {}
 }
 
@@ -119,10 +125,11 @@ export class NodeStore {
       expiresAtMs,
       read.format,
       read.holdCount,
-      read.owner && read.owner.extensions !== null ? read.owner : null,
+      read.owner && (read.owner.extensions !== null || read.cut) ? read.owner : null,
       read.owner?.acquiredAt ?? null,
       read.waiters && read.waiters.count > 0 ? read.waiters : null,
       this.#generation,
+      read.cut ?? null,
     );
     // A key's bucket only moves later while it is held (extensions): an earlier entry just finds it alive.
     if (expiresAtMs >= 0 && expiresAtMs !== known?.expiresAtMs)
