@@ -77,6 +77,22 @@ export const listingProgressSchema = z.object({
 });
 export type ListingProgress = z.infer<typeof listingProgressSchema>;
 
+/**
+ * A polled node's pace: its passes spend at most ~2% of one core of the master (measured from INFO
+ * commandstats), and freshness degrades instead.
+ */
+export const pollPaceSchema = z.object({
+  /** Keys per second a pass visits. */
+  perS: z.number().int().positive(),
+  /** What a key costs the master (µs of SCAN and read script per key visited); null until measured. */
+  keyCostUs: z.number().nonnegative().nullable(),
+  /** The share of one core the last pass took on the master (0.02: 2%); null until measured. */
+  cpuShare: z.number().nonnegative().nullable(),
+  /** A change on the node is seen within about this long: one pass over its keys (keys / perS). */
+  changesWithinMs: z.number().nonnegative(),
+});
+export type PollPace = z.infer<typeof pollPaceSchema>;
+
 /** The live index's view of one node: mode, freshness, listing progress. */
 export const nodeIndexSchema = z.object({
   mode: indexModeSchema,
@@ -101,6 +117,8 @@ export const nodeIndexSchema = z.object({
   skippedKeys: z.number().int().nonnegative(),
   /** Keys per second the console may visit or read on this node (CONSOLE_SCAN_BUDGET_PER_S). */
   budgetPerS: z.number().int().positive(),
+  /** While polled: how fast, at what cost to the master, and how fresh; null otherwise. */
+  polling: pollPaceSchema.nullable().optional(),
 });
 export type NodeIndex = z.infer<typeof nodeIndexSchema>;
 
