@@ -10,6 +10,12 @@ import { createBudget, type Budget } from "./budget";
 
 /** The share of one core of the master a polled node's passes may take: 2%. */
 export const POLL_CPU_SHARE = 0.02;
+/**
+ * The master's whole CPU for a pass against the commands' own time that commandstats counts: the
+ * socket reads and writes, parsing and replies around them are not in it. INFO cpu measured 2.2×
+ * on Redis 7 for this mix (test/server/polling-cost.test.ts); 3 keeps a margin.
+ */
+const PROCESS_CPU_PER_COMMAND_CPU = 3;
 /** The cost of a key assumed before a pass measured it: a 40-byte lock read by the script, generous. */
 const ASSUMED_KEY_COST_US = 5;
 /** Keys per second a pass visits at least, whatever the estimate (a busy scripted app inflates it). */
@@ -32,7 +38,7 @@ export interface PaceReport {
   readonly perS: number;
   /** The measured cost of a key on the master (µs); null until a pass measured it. */
   readonly keyCostUs: number | null;
-  /** The share of a core the last pass took on the master, measured; null until measured. */
+  /** The share of a core the last pass took on the master (its commands' time × the I/O around them); null until measured. */
   readonly cpuShare: number | null;
 }
 
@@ -63,14 +69,15 @@ export class PollPace {
   measured(keysVisited: number, usec: number, elapsedMs: number): void {
     if (keysVisited <= 0 || usec < 0) return;
     this.#keyCostUs = usec / keysVisited;
-    if (elapsedMs > 0) this.#cpuShare = usec / 1_000 / elapsedMs;
+    if (elapsedMs > 0) this.#cpuShare = (usec * PROCESS_CPU_PER_COMMAND_CPU) / 1_000 / elapsedMs;
     const perS = this.#paceFor(this.#keyCostUs);
     if (Math.abs(perS - this.#budget.perS) > this.#budget.perS * PACE_CHANGE_MIN)
       this.#budget = createBudget(perS);
   }
 
   #paceFor(keyCostUs: number): number {
-    const perS = Math.floor((POLL_CPU_SHARE * 1_000_000) / Math.max(keyCostUs, 0.01));
+    const processKeyCostUs = Math.max(keyCostUs, 0.01) * PROCESS_CPU_PER_COMMAND_CPU;
+    const perS = Math.floor((POLL_CPU_SHARE * 1_000_000) / processKeyCostUs);
     return Math.max(MIN_PACE_PER_S, Math.min(this.#maxPerS, perS));
   }
 }
