@@ -206,3 +206,26 @@ export const healthResponseSchema = z.object({
   nodes: z.array(z.object({ id: nodeIdSchema, address: nodeAddressSchema, up: z.boolean() })),
 });
 export type HealthResponse = z.infer<typeof healthResponseSchema>;
+
+/** `POST /api/nodes/{id}/keyspace-events`: an empty JSON object (the node is in the path). */
+export const keyspaceEventsRequestSchema = z.object({}).strict();
+
+/** A node id as it appears in a path: what REDLOCK_NODES entries are named (`node-3`). */
+export const nodePathIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, "a node id is 1-64 letters, digits, '.', '_' or '-'");
+
+/**
+ * What turning on a node's keyspace events did: `enabled` (only the flags it lacked were added:
+ * `from` → `to`), `already` (it had them all), or `refused` (CONFIG SET was not allowed: `command`
+ * is what to run on the node instead, `error` what the node said).
+ */
+export const keyspaceEventsResponseSchema = z.object({
+  nodeId: nodeIdSchema,
+  outcome: z.enum(["enabled", "already", "refused"]),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  command: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type KeyspaceEventsResponse = z.infer<typeof keyspaceEventsResponseSchema>;

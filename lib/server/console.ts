@@ -105,6 +105,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     budgetPerS: config.scanBudgetPerS,
     resyncIntervalMs: config.resyncIntervalMs,
     enableKeyspaceEvents: config.enableKeyspaceEvents,
+    restoreKeyspaceEvents: config.restoreKeyspaceEvents,
     nodeTimeoutMs: config.nodeTimeoutMs,
     maxKeys: config.scanMaxKeys,
     quorumSize,

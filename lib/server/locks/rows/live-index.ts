@@ -27,6 +27,8 @@ export interface LiveIndexOptions {
   readonly budgetPerS: number;
   readonly resyncIntervalMs: number;
   readonly enableKeyspaceEvents: boolean;
+  /** Put back the notify-keyspace-events the console changed, on close. @default false */
+  readonly restoreKeyspaceEvents?: boolean;
   readonly nodeTimeoutMs: number;
   readonly maxKeys: number;
   readonly quorumSize: number;
@@ -92,6 +94,7 @@ export class LiveIndex {
         patterns: options.patterns,
         resyncIntervalMs: options.resyncIntervalMs,
         enableKeyspaceEvents: options.enableKeyspaceEvents,
+        restoreKeyspaceEvents: options.restoreKeyspaceEvents,
         nodeTimeoutMs: options.nodeTimeoutMs,
         maxKeys: options.maxKeys,
         onChange: (key: string, _state: unknown, cause?: RemovalCause) =>

@@ -21,6 +21,7 @@ import { LivenessProbe } from "./liveness-probe";
 import type { LockWatch, LockWatchOptions } from "./lock-watch";
 import { NodeStore, type IndexedState } from "./node-store";
 import * as phases from "./phase";
+import type { TurnOn } from "./notify-config";
 import { passCommandsUsec, PollPace } from "./poll-pace";
 import { RelistLoop } from "./relist-loop";
 import { Watcher } from "./watcher";
@@ -118,6 +119,7 @@ export class NodeWatch implements LockWatch {
       db,
       patterns: this.#options.patterns,
       enableKeyspaceEvents: this.#options.enableKeyspaceEvents,
+      restoreKeyspaceEvents: this.#options.restoreKeyspaceEvents,
       clock: this.#clock,
       signal: this.#closing.signal,
       onNotified: (name, key, event) => this.#queue.add(name, key, event),
@@ -268,12 +270,22 @@ export class NodeWatch implements LockWatch {
     }
   }
 
+  /**
+   * An admin turns the node's keyspace events on (the node card's action): only the flags it lacks.
+   * Once set, the node is relisted with its subscriber, and leaves polling mode.
+   */
+  async turnOnKeyspaceEvents(): Promise<TurnOn> {
+    const turned = await this.#watcher.turnOn();
+    if (turned.ok && this.#watcher.notifications !== "on") this.#relists.request("reconnect");
+    return turned;
+  }
+
   async close(): Promise<void> {
     this.#closing.abort();
     for (const stop of this.#stopTimers) stop();
     this.#queue.close();
     this.#relists.wake();
-    this.#watcher.close();
+    await this.#watcher.close();
   }
 
   #dispatch(event: phases.WatchEvent): void {
