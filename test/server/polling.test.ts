@@ -1,7 +1,8 @@
 /**
  * Polling mode on real masters whose keyspace notifications are off (issue 32 row 10, issue 33
  * part 2): an extension made between two passes is an extension, never a false expiry followed by
- * a new acquisition; a release is a release.
+ * a new acquisition; a release is a release. Holds shorter than a pass are not seen, and the
+ * history says it samples, never that it is complete.
  */
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -52,5 +53,27 @@ describe("polling mode", () => {
     expect(kinds.filter((kind) => kind === "acquired")).toHaveLength(1);
     expect(kinds).not.toContain("expired");
     expect(kinds.filter((kind) => kind === "extended").length).toBeGreaterThanOrEqual(3);
+  }, 30_000);
+  it("never claims a complete history: six holds of 150 ms, and the horizon says it samples, node by node", async () => {
+    const redlock = new Redlock(nodes, { retryCount: 0, session: false });
+    const resource = `${tc.prefix}brief`;
+    for (let hold = 0; hold < 6; hold += 1) {
+      const lock = await redlock.acquire([resource], 5_000);
+      await sleep(150);
+      await lock.release();
+      await sleep(100);
+    }
+    await tc.sync();
+    const horizon = tc.ctx.timeline.horizon();
+    expect(horizon.basis).toBe("sampled");
+    expect(horizon.completeSince).toBeNull();
+    expect(horizon.sampledSince).not.toBeNull();
+    expect(horizon.sampled.map((node) => node.nodeId)).toEqual(["node-1", "node-2", "node-3"]);
+    expect(horizon.sampleNote).toMatch(
+      /^History is a sample, never complete: node-1 is polled every ~\d.*Holds shorter than that are not seen/,
+    );
+    // What the sample saw of the six holds is at most six acquisitions, never more.
+    const acquired = transitionsOf(resource).filter((t) => t.kind === "acquired");
+    expect(acquired.length).toBeLessThanOrEqual(6);
   }, 30_000);
 });

@@ -36,6 +36,8 @@ export interface IndexView {
   keysFrom(low: string): Iterable<string>;
   /** What each node holds under `key`. */
   reads(key: string): Reads;
+  /** The nodes polled now, and how often a pass sees a change there: history only samples them. */
+  sampled?(): HistoryHorizon["sampled"];
 }
 
 export interface TimelineOptions {
@@ -111,7 +113,8 @@ export class Timeline implements IndexObserver {
   }
 
   horizon(): HistoryHorizon {
-    return this.#coverage.horizon(this.#history, this.#options.durable ?? false);
+    const sampled = this.#index.sampled?.() ?? [];
+    return this.#coverage.horizon(this.#history, this.#options.durable ?? false, sampled);
   }
 
   /**

@@ -233,6 +233,15 @@ export class LiveIndex {
     };
   }
 
+  /** The nodes polled now (no keyspace events), and about how late a change shows on each. */
+  sampled(): Array<{ nodeId: string; everyMs: number | null }> {
+    return this.watches.flatMap((watch, index) => {
+      const status = watch.status();
+      if (status.mode !== "polling") return [];
+      return [{ nodeId: this.#nodes[index]!.id, everyMs: status.polling?.changesWithinMs ?? null }];
+    });
+  }
+
   nodeStatus(index: number): NodeIndex {
     return this.watches[index]!.status();
   }
