@@ -62,6 +62,17 @@ export function NodeIndexStatus({ index }: { index: NodeIndex }) {
           node). Raise CONSOLE_SCAN_MAX_KEYS or narrow LOCK_MATCH.
         </p>
       )}
+      {index.mode === "polling" && index.polling && (
+        <p className="muted" data-testid="node-poll-pace">
+          Polled: changes seen within ~
+          {Math.max(1, Math.round(index.polling.changesWithinMs / 1_000))} s (
+          {index.polling.perS.toLocaleString()} keys/s, about{" "}
+          {index.polling.cpuShare === null
+            ? "2% of a core of this master at most"
+            : `${(index.polling.cpuShare * 100).toFixed(1)}% of a core of this master`}
+          ). Holds shorter than that are not seen.
+        </p>
+      )}
       {index.mode === "polling" && index.reason && (
         <p className="muted index-reason">{index.reason}</p>
       )}

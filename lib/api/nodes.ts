@@ -77,6 +77,22 @@ export const listingProgressSchema = z.object({
 });
 export type ListingProgress = z.infer<typeof listingProgressSchema>;
 
+/**
+ * A polled node's pace: its passes spend at most ~2% of one core of the master (measured from INFO
+ * commandstats), and freshness degrades instead.
+ */
+export const pollPaceSchema = z.object({
+  /** Keys per second a pass visits. */
+  perS: z.number().int().positive(),
+  /** What a key costs the master (µs of SCAN and read script per key visited); null until measured. */
+  keyCostUs: z.number().nonnegative().nullable(),
+  /** The share of one core the last pass took on the master (0.02: 2%); null until measured. */
+  cpuShare: z.number().nonnegative().nullable(),
+  /** A change on the node is seen within about this long: one pass over its keys (keys / perS). */
+  changesWithinMs: z.number().nonnegative(),
+});
+export type PollPace = z.infer<typeof pollPaceSchema>;
+
 /** The live index's view of one node: mode, freshness, listing progress. */
 export const nodeIndexSchema = z.object({
   mode: indexModeSchema,
@@ -107,6 +123,8 @@ export const nodeIndexSchema = z.object({
   skippedKeys: z.number().int().nonnegative(),
   /** Keys per second the console may visit or read on this node (CONSOLE_SCAN_BUDGET_PER_S). */
   budgetPerS: z.number().int().positive(),
+  /** While polled: how fast, at what cost to the master, and how fresh; null otherwise. */
+  polling: pollPaceSchema.nullable().optional(),
 });
 export type NodeIndex = z.infer<typeof nodeIndexSchema>;
 
@@ -194,3 +212,26 @@ export const healthResponseSchema = z.object({
   nodes: z.array(z.object({ id: nodeIdSchema, address: nodeAddressSchema, up: z.boolean() })),
 });
 export type HealthResponse = z.infer<typeof healthResponseSchema>;
+
+/** `POST /api/nodes/{id}/keyspace-events`: an empty JSON object (the node is in the path). */
+export const keyspaceEventsRequestSchema = z.object({}).strict();
+
+/** A node id as it appears in a path: what REDLOCK_NODES entries are named (`node-3`). */
+export const nodePathIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, "a node id is 1-64 letters, digits, '.', '_' or '-'");
+
+/**
+ * What turning on a node's keyspace events did: `enabled` (only the flags it lacked were added:
+ * `from` → `to`), `already` (it had them all), or `refused` (CONFIG SET was not allowed: `command`
+ * is what to run on the node instead, `error` what the node said).
+ */
+export const keyspaceEventsResponseSchema = z.object({
+  nodeId: nodeIdSchema,
+  outcome: z.enum(["enabled", "already", "refused"]),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  command: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type KeyspaceEventsResponse = z.infer<typeof keyspaceEventsResponseSchema>;

@@ -183,8 +183,22 @@ export function makeTransition(
 export const historyHorizonSchema = z.object({
   /** Transitions are complete from this instant (console clock) up to now, gaps aside; null: not yet. */
   completeSince: epochMsSchema.nullable(),
-  /** Why history starts there. */
-  basis: z.enum(["console-start", "index-listed", "retention", "store"]),
+  /**
+   * Why history starts there; "sampled": a node is polled (no keyspace events), so history is a
+   * sample and never complete: `completeSince` is null, `sampledSince` says since when it samples.
+   */
+  basis: z.enum(["console-start", "index-listed", "retention", "store", "sampled"]),
+  /** While sampled: since when transitions are recorded (as a sample); null otherwise. */
+  sampledSince: epochMsSchema.nullable().default(null),
+  /**
+   * The nodes polled now, and about how often a pass sees each change (`everyMs`): a hold shorter
+   * than that may never be seen there. Empty when every node is watched.
+   */
+  sampled: z
+    .array(z.object({ nodeId: z.string(), everyMs: z.number().nonnegative().nullable() }))
+    .default([]),
+  /** The sample said in words (the lock and events pages show it); null when nothing is sampled. */
+  sampleNote: z.string().nullable().default(null),
   /** True while the index is not whole (a node being listed): changes now are not all seen. */
   gapOpen: z.boolean(),
   /** Transitions kept at most (CONSOLE_HISTORY_MAX). */

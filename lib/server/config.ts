@@ -131,6 +131,7 @@ const envSchema = z.object({
   ),
   CONSOLE_RESYNC_INTERVAL_MS: integerVar(1_000, 86_400_000).default(300_000),
   CONSOLE_ENABLE_KEYSPACE_EVENTS: booleanVar.default(false),
+  CONSOLE_RESTORE_KEYSPACE_EVENTS: booleanVar.default(false),
   CONSOLE_SESSION_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
   CONSOLE_AUDIT_MAXLEN: integerVar(100, 10_000_000).default(10_000),
   CONSOLE_HISTORY_MAX: integerVar(100, 10_000_000).default(DEFAULT_HISTORY_MAX),
@@ -184,6 +185,11 @@ export interface ConsoleConfig {
   readonly resyncIntervalMs: number;
   /** Turn on the keyspace notifications the index needs on nodes that lack them (CONFIG SET). */
   readonly enableKeyspaceEvents: boolean;
+  /**
+   * On close, put back the notify-keyspace-events this console changed (by CONSOLE_ENABLE_KEYSPACE_EVENTS
+   * or the node card's action). Off by default: another console or application may rely on them.
+   */
+  readonly restoreKeyspaceEvents: boolean;
   readonly sessionTtlS: number;
   /** Approximate MAXLEN of the audit stream on each node. */
   readonly auditMaxLen: number;
@@ -283,6 +289,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     readBytesPerS: vars.CONSOLE_READ_BYTES_PER_S,
     resyncIntervalMs: vars.CONSOLE_RESYNC_INTERVAL_MS,
     enableKeyspaceEvents: vars.CONSOLE_ENABLE_KEYSPACE_EVENTS,
+    restoreKeyspaceEvents: vars.CONSOLE_RESTORE_KEYSPACE_EVENTS,
     sessionTtlS: vars.CONSOLE_SESSION_TTL_S,
     auditMaxLen: vars.CONSOLE_AUDIT_MAXLEN,
     historyMax: vars.CONSOLE_HISTORY_MAX,

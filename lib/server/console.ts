@@ -107,6 +107,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     readBytesPerS: config.readBytesPerS,
     resyncIntervalMs: config.resyncIntervalMs,
     enableKeyspaceEvents: config.enableKeyspaceEvents,
+    restoreKeyspaceEvents: config.restoreKeyspaceEvents,
     nodeTimeoutMs: config.nodeTimeoutMs,
     maxKeys: config.scanMaxKeys,
     quorumSize,

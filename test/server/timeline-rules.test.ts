@@ -392,6 +392,9 @@ describe("coverage: the history horizon", () => {
     expect(coverage.horizon({ oldest, size: 10, capacity: 10 }, true)).toEqual({
       completeSince: 500,
       basis: "retention",
+      sampledSince: null,
+      sampled: [],
+      sampleNote: null,
       gapOpen: false,
       capacity: 10,
       retained: 10,

@@ -37,6 +37,8 @@ export interface IndexView {
   keysFrom(low: string): Iterable<string>;
   /** What each node holds under `key`. */
   reads(key: string): Reads;
+  /** The nodes polled now, and how often a pass sees a change there: history only samples them. */
+  sampled?(): HistoryHorizon["sampled"];
 }
 
 export interface TimelineOptions {
@@ -114,9 +116,11 @@ export class Timeline implements IndexObserver {
 
   horizon(): HistoryHorizon {
     const { durable = false } = this.#options;
+    const sampled = this.#index.sampled?.() ?? [];
     return this.#coverage.horizon(
       this.#history,
       typeof durable === "function" ? durable() : durable,
+      sampled,
     );
   }
 

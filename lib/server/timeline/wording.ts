@@ -81,3 +81,21 @@ export function expiredWords(
     cause.evictedOn.length > 0 ? `; evicted on ${cause.evictedOn.join(", ")} before` : "";
   return `expired while held: ${why}${evicted}`;
 }
+
+/**
+ * What a sampled history misses, per polled node: "node-3 is polled every ~40 s: holds shorter than
+ * that are not seen, and an end between two passes is dated by the pass that saw it".
+ */
+export function sampledWords(
+  sampled: ReadonlyArray<{ readonly nodeId: string; readonly everyMs: number | null }>,
+): string | null {
+  if (sampled.length === 0) return null;
+  const nodes = sampled
+    .map(({ nodeId, everyMs }) =>
+      everyMs === null
+        ? `${nodeId} is polled`
+        : `${nodeId} is polled every ~${durationWords(everyMs)}`,
+    )
+    .join(", ");
+  return `History is a sample, never complete: ${nodes} (no keyspace events). Holds shorter than that are not seen there, and what happened between two passes is known only by its result.`;
+}

@@ -31,7 +31,11 @@ export class FakeCommands extends EventEmitter implements CommandConnection {
   readonly keys = new Map<string, { value: string; pttlMs: number }>();
   readonly sent: string[] = [];
 
-  async info(): Promise<string> {
+  async info(section = "server"): Promise<string> {
+    if (section === "commandstats") {
+      this.sent.push("INFO commandstats");
+      return "# Commandstats\r\ncmdstat_scan:calls=1,usec=10,usec_per_call=10.00\r\n";
+    }
     this.sent.push("INFO");
     return `# Server\r\nredis_version:7.4.0\r\nrun_id:${this.runId}\r\n`;
   }

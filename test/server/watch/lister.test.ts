@@ -103,6 +103,8 @@ describe("the lister", () => {
       startedAtMs: clock.now(),
       endedAtMs: clock.now(),
       skippedKeys: 0,
+      keysVisited: 100,
+      keysTotal: 1,
     });
   });
 

@@ -134,4 +134,24 @@ describe("the node store", () => {
     expect([...store.keys()][0]).toBe(name);
     expect(store.get(name)?.value).toBe(value);
   });
+  it("on a polled node drops nothing: it names the keys due from 300 ms before expiry, to be read again", () => {
+    const { store, changes } = storeOf();
+    store.put("a", lock("v1", 2_000), T0);
+    changes.length = 0;
+    const named: string[][] = [];
+    store.sweep(T0 + 1_600, (names) => named.push(names));
+    expect(named).toEqual([]);
+    store.sweep(T0 + 1_750, (names) => named.push(names));
+    expect(named).toEqual([["a"]]);
+    // The read found it extended (the library extends 500 ms before expiry): back on the wheel, later.
+    store.put("a", lock("v1", 2_000), T0 + 1_760);
+    store.sweep(T0 + 2_500, (names) => named.push(names));
+    expect(named).toHaveLength(1);
+    expect(store.get("a")?.expiresAtMs).toBe(T0 + 3_760);
+    // Still due and unread: the state stays as last read, never "expired" by the wheel alone.
+    store.sweep(T0 + 3_800, (names) => named.push(names));
+    expect(named.at(-1)).toEqual(["a"]);
+    expect(store.get("a")).toBeDefined();
+    expect(changes.filter(([, value]) => value === null)).toEqual([]);
+  });
 });

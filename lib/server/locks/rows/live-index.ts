@@ -29,6 +29,8 @@ export interface LiveIndexOptions {
   readonly readBytesPerS?: number;
   readonly resyncIntervalMs: number;
   readonly enableKeyspaceEvents: boolean;
+  /** Put back the notify-keyspace-events the console changed, on close. @default false */
+  readonly restoreKeyspaceEvents?: boolean;
   readonly nodeTimeoutMs: number;
   readonly maxKeys: number;
   readonly quorumSize: number;
@@ -94,6 +96,7 @@ export class LiveIndex {
         patterns: options.patterns,
         resyncIntervalMs: options.resyncIntervalMs,
         enableKeyspaceEvents: options.enableKeyspaceEvents,
+        restoreKeyspaceEvents: options.restoreKeyspaceEvents,
         nodeTimeoutMs: options.nodeTimeoutMs,
         maxKeys: options.maxKeys,
         onChange: (key: string, _state: unknown, cause?: RemovalCause) =>
@@ -239,6 +242,15 @@ export class LiveIndex {
         };
       }),
     };
+  }
+
+  /** The nodes polled now (no keyspace events), and about how late a change shows on each. */
+  sampled(): Array<{ nodeId: string; everyMs: number | null }> {
+    return this.watches.flatMap((watch, index) => {
+      const status = watch.status();
+      if (status.mode !== "polling") return [];
+      return [{ nodeId: this.#nodes[index]!.id, everyMs: status.polling?.changesWithinMs ?? null }];
+    });
   }
 
   nodeStatus(index: number): NodeIndex {

@@ -159,6 +159,14 @@ export class ClusterWatch implements LockWatch {
       truncated: statuses.some((status) => status.truncated),
       skippedKeys: sum(statuses.map((status) => status.skippedKeys)),
       budgetPerS: this.#options.budgetPerS,
+      // The slowest primary says how fresh the node is.
+      polling: statuses
+        .map((status) => status.polling ?? null)
+        .reduce<NodeIndex["polling"]>(
+          (slowest, pace) =>
+            pace && (!slowest || pace.changesWithinMs > slowest.changesWithinMs) ? pace : slowest,
+          null,
+        ),
     };
   }
 

@@ -9,7 +9,7 @@ import { readLockKeys, type KeysRead } from "../read/read-node";
 
 /** What a listing sends: INFO and DBSIZE once, then a paced SCAN. */
 export interface ListerClient {
-  info(section: "server"): Promise<string>;
+  info(section: "server" | "commandstats"): Promise<string>;
   dbsize(): Promise<number>;
   scanBuffer(
     cursor: string,

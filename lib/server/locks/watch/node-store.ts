@@ -1,7 +1,9 @@
 /**
  * What the index holds of one node (the informer's indexer): every lock key's state, and an expiry
  * wheel that drops a state when its TTL runs out, so a key that expires without a notification
- * reaching the console (or while the node is polled) still leaves the index on time.
+ * reaching the console still leaves the index on time. A polled node has no notifications to say
+ * the key was extended meanwhile: there the wheel only names the keys to read again, shortly before
+ * and at their expiry, and the read decides (an extension, a release, or an expiry confirmed).
  */
 import type { LockFormat, OwnerInfo, WaitersSummary } from "@/lib/api";
 import type { NodeKeyState } from "../read/key-state";
@@ -54,6 +56,12 @@ export interface NodeStoreOptions {
 
 /** Expiries are kept in buckets of this many ms (a timer wheel: one array slot per key). */
 const EXPIRY_BUCKET_MS = 100;
+/**
+ * A polled node's key is read again from this long before its expiry, every sweep, until a read
+ * finds it extended or gone: a release in that stretch is still seen before the expiry (the library
+ * extends 500 ms before, so an extension is usually found by the first read).
+ */
+export const CONFIRM_AHEAD_MS = 300;
 
 export class NodeStore {
   readonly #options: NodeStoreOptions;
@@ -132,7 +140,12 @@ export class NodeStore {
       read.cut ?? null,
     );
     // A key's bucket only moves later while it is held (extensions): an earlier entry just finds it alive.
-    if (expiresAtMs >= 0 && expiresAtMs !== known?.expiresAtMs)
+    // A key read again once due (a polled node's confirmation) goes back on the wheel.
+    const due =
+      known !== undefined &&
+      known.expiresAtMs >= 0 &&
+      known.expiresAtMs <= readAtMs + CONFIRM_AHEAD_MS;
+    if (expiresAtMs >= 0 && (expiresAtMs !== known?.expiresAtMs || due))
       this.#expireAt(
         Math.max(this.#sweptBucket, Math.floor(expiresAtMs / EXPIRY_BUCKET_MS)),
         shared.name,
@@ -146,9 +159,16 @@ export class NodeStore {
     if (this.#entries.delete(name)) this.#options.onChange(name, null, cause);
   }
 
-  /** Drops the states whose TTL ran out by `nowMs`: the node no longer holds them. */
-  sweep(nowMs: number): void {
-    const current = Math.floor(nowMs / EXPIRY_BUCKET_MS);
+  /**
+   * Drops the states whose TTL ran out by `nowMs`: the node no longer holds them. With `confirm` (a
+   * polled node), nothing is dropped: the keys due within CONFIRM_AHEAD_MS are handed to `confirm`,
+   * whose read puts them back (extended, or still counting down: due again next sweep) or removes
+   * them. Until then the state stays as last read: between reads the console cannot know more.
+   */
+  sweep(nowMs: number, confirm?: (names: string[]) => void): void {
+    const horizonMs = confirm ? nowMs + CONFIRM_AHEAD_MS : nowMs;
+    const current = Math.floor(horizonMs / EXPIRY_BUCKET_MS);
+    const due: string[] = [];
     for (; this.#sweptBucket <= current; this.#sweptBucket += 1) {
       const keys = this.#expiries.get(this.#sweptBucket);
       if (!keys) continue;
@@ -156,9 +176,9 @@ export class NodeStore {
       for (const name of keys) {
         const state = this.#entries.get(name);
         if (!state || state.expiresAtMs < 0) continue;
-        if (state.expiresAtMs <= nowMs) {
-          this.#entries.delete(name);
-          this.#options.onChange(name, null, "expired");
+        if (state.expiresAtMs <= horizonMs) {
+          if (confirm) due.push(name);
+          else this.#expire(name);
         } else if (Math.floor(state.expiresAtMs / EXPIRY_BUCKET_MS) <= current) {
           this.#expireAt(current + 1, name); // later in the bucket being swept: look again next time
         }
@@ -166,6 +186,12 @@ export class NodeStore {
     }
     // Swept up to the current bucket, which may still fill: it is swept again next time.
     this.#sweptBucket = current;
+    if (due.length > 0) confirm!(due);
+  }
+
+  #expire(name: string): void {
+    this.#entries.delete(name);
+    this.#options.onChange(name, null, "expired");
   }
 
   #expireAt(bucket: number, name: string): void {

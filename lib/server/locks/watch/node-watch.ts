@@ -12,7 +12,7 @@ import "server-only";
  */
 import type { IndexMode, ListingReason, NodeIndex } from "@/lib/api";
 import type { Budget } from "./budget";
-import { ChangeQueue } from "./change-queue";
+import { ChangeQueue, READ_CHUNK_KEYS } from "./change-queue";
 import { systemClock, type Clock } from "./clock";
 import { connectionsOf, type NodeConnections, type WatchedServer } from "./connections";
 import { KeyReader } from "./key-reader";
@@ -21,6 +21,8 @@ import { LivenessProbe } from "./liveness-probe";
 import type { LockWatch, LockWatchOptions } from "./lock-watch";
 import { NodeStore, type IndexedState } from "./node-store";
 import * as phases from "./phase";
+import type { TurnOn } from "./notify-config";
+import { passCommandsUsec, PollPace } from "./poll-pace";
 import { RelistLoop } from "./relist-loop";
 import { Watcher } from "./watcher";
 
@@ -51,6 +53,10 @@ export class NodeWatch implements LockWatch {
   readonly #lister: Lister;
   readonly #probe: LivenessProbe;
   readonly #relists: RelistLoop;
+  readonly #commands: NodeConnections["commands"];
+  readonly #pace: PollPace;
+  /** Keys the wheel named for a confirming read (polled node) whose read has not ended. */
+  readonly #confirming = new Set<string>();
   readonly #stopTimers: Array<() => void>;
   #phase: phases.WatchPhase;
 
@@ -58,6 +64,8 @@ export class NodeWatch implements LockWatch {
     this.#options = options;
     const clock = (this.#clock = options.clock ?? systemClock);
     const connections = connectionsOf(options.node);
+    this.#commands = connections.commands;
+    this.#pace = new PollPace(options.budget.perS);
     const { maxKeys, shared, onChange } = options;
     this.#phase = phases.initialPhase(clock.now());
     this.#store = new NodeStore({ maxKeys, shared, onChange, nowMs: clock.now() });
@@ -111,6 +119,7 @@ export class NodeWatch implements LockWatch {
       db,
       patterns: this.#options.patterns,
       enableKeyspaceEvents: this.#options.enableKeyspaceEvents,
+      restoreKeyspaceEvents: this.#options.restoreKeyspaceEvents,
       clock: this.#clock,
       signal: this.#closing.signal,
       onNotified: (name, key, event) => this.#queue.add(name, key, event),
@@ -124,6 +133,7 @@ export class NodeWatch implements LockWatch {
     return new Lister({
       client: commands,
       budget: this.#options.budget,
+      scanBudget: (reason) => (reason === "poll" ? this.#pace.budget : this.#options.budget),
       patterns: this.#options.patterns,
       clock: this.#clock,
       signal: this.#closing.signal,
@@ -201,11 +211,48 @@ export class NodeWatch implements LockWatch {
       truncated: this.#store.truncated,
       skippedKeys: last?.skippedKeys ?? 0,
       budgetPerS: this.#options.budget.perS,
+      polling: this.mode() === "polling" ? this.#paceStatus() : null,
     };
   }
 
+  /** A polled node's pace, and how late a change shows: one pass over its keys, a second at least. */
+  #paceStatus(): NonNullable<NodeIndex["polling"]> {
+    const pace = this.#pace.report();
+    const last = this.#lister.last;
+    const keysToVisit = (last?.keysTotal ?? 0) * this.#options.patterns.length;
+    const passMs = Math.max(
+      POLL_MIN_INTERVAL_MS,
+      (keysToVisit / pace.perS) * 1_000,
+      last ? last.endedAtMs - last.startedAtMs : 0,
+    );
+    return { ...pace, changesWithinMs: Math.round(passMs) };
+  }
+
+  /**
+   * Drops what expired. A polled node's wheel only names the keys due: without notifications an
+   * extension made since the last pass is unseen, so they are read again (confirmExpiries) before
+   * the console says anything ended.
+   */
   sweep(nowMs: number): void {
-    this.#store.sweep(nowMs);
+    if (this.mode() !== "polling") this.#store.sweep(nowMs);
+    else this.#store.sweep(nowMs, (names) => void this.#confirmExpiries(names));
+  }
+
+  /** Reads the keys whose expiry is due on a polled node, paid from its polling pace. */
+  async #confirmExpiries(names: string[]): Promise<void> {
+    const keys = names.filter((name) => !this.#confirming.has(name));
+    for (const name of keys) this.#confirming.add(name);
+    try {
+      for (let start = 0; start < keys.length; start += READ_CHUNK_KEYS) {
+        const chunk = keys.slice(start, start + READ_CHUNK_KEYS);
+        await this.#pace.budget.take(chunk.length, this.#closing.signal);
+        await this.#reader.read(chunk.map((name) => Buffer.from(name, "latin1")));
+      }
+    } catch {
+      // Unread (node gone, watch closing): the next pass reads them, or forgets them if gone.
+    } finally {
+      for (const name of keys) this.#confirming.delete(name);
+    }
   }
 
   /**
@@ -230,12 +277,22 @@ export class NodeWatch implements LockWatch {
     }
   }
 
+  /**
+   * An admin turns the node's keyspace events on (the node card's action): only the flags it lacks.
+   * Once set, the node is relisted with its subscriber, and leaves polling mode.
+   */
+  async turnOnKeyspaceEvents(): Promise<TurnOn> {
+    const turned = await this.#watcher.turnOn();
+    if (turned.ok && this.#watcher.notifications !== "on") this.#relists.request("reconnect");
+    return turned;
+  }
+
   async close(): Promise<void> {
     this.#closing.abort();
     for (const stop of this.#stopTimers) stop();
     this.#queue.close();
     this.#relists.wake();
-    this.#watcher.close();
+    await this.#watcher.close();
   }
 
   #dispatch(event: phases.WatchEvent): void {
@@ -287,7 +344,13 @@ export class NodeWatch implements LockWatch {
 
   /** One listing (lister.ts), then what follows it: watching, a relist, or the next polling pass. */
   async #list(reason: ListingReason): Promise<void> {
-    const { startedAtMs, endedAtMs } = await this.#lister.list(reason);
+    const usecBefore = reason === "poll" ? await this.#passUsec() : null;
+    const { startedAtMs, endedAtMs, keysVisited } = await this.#lister.list(reason);
+    if (usecBefore !== null) {
+      const usecAfter = await this.#passUsec();
+      if (usecAfter !== null)
+        this.#pace.measured(keysVisited, usecAfter - usecBefore, endedAtMs - startedAtMs);
+    }
     const notificationsOn = this.#watcher.notifications === "on";
     const subscribed = this.#watcher.subscribed;
     this.#dispatch({ type: "listed", notificationsOn, subscribed, startedAtMs, endedAtMs });
@@ -298,5 +361,14 @@ export class NodeWatch implements LockWatch {
     const waitMs = POLL_MIN_INTERVAL_MS - (endedAtMs - startedAtMs);
     if (waitMs > 0) await this.#clock.sleep(waitMs, this.#closing.signal).catch(() => {});
     this.#relists.request("poll");
+  }
+
+  /** The master's CPU spent on pass commands so far (poll-pace.ts); null when INFO fails. */
+  async #passUsec(): Promise<number | null> {
+    try {
+      return passCommandsUsec(await this.#commands.info("commandstats"));
+    } catch {
+      return null;
+    }
   }
 }

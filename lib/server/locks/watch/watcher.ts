@@ -11,10 +11,20 @@ import { auxiliaryKeyOf, RESERVED_PREFIX } from "@redlock-console/redlock";
 import { compileGlob } from "../read/glob";
 import type { Clock } from "./clock";
 import type { ConfigClient, SubscriberConnection } from "./connections";
-import { checkNotifications } from "./notify-config";
+import { logger, redactText } from "../../logger";
+import {
+  lackingReason,
+  readEventFlags,
+  refusedReason,
+  turnOnEventFlags,
+  type TurnOn,
+} from "./notify-config";
 
 /** How long a subscription waits for the subscriber connection before it counts as failed. */
 const SUBSCRIBE_TIMEOUT_MS = 5_000;
+/** After CONFIG SET was refused, it is not tried again for this long, doubling up to an hour. */
+const SET_RETRY_FIRST_MS = 60_000;
+const SET_RETRY_MAX_MS = 3_600_000;
 
 export interface WatcherOptions {
   readonly subscriber: SubscriberConnection;
@@ -24,6 +34,8 @@ export interface WatcherOptions {
   readonly db: number;
   readonly patterns: readonly string[];
   readonly enableKeyspaceEvents: boolean;
+  /** On close, put back the notify-keyspace-events this console changed (CONSOLE_RESTORE_KEYSPACE_EVENTS). */
+  readonly restoreKeyspaceEvents?: boolean;
   readonly clock: Clock;
   /** Aborts when the watch closes. */
   readonly signal: AbortSignal;
@@ -44,6 +56,11 @@ export class Watcher {
   #notifications: "unknown" | "on" | "off" = "unknown";
   /** Why the node is polled; null while notifications are on (or not checked yet). */
   #pollReason: string | null = null;
+  /** The flags before this console added some; null while it changed none. */
+  #changedFrom: string | null = null;
+  /** CONFIG SET refusals in a row; while backing off, the refusal said (and not retried). */
+  #refusals = 0;
+  #refused: { readonly reason: string; readonly retryAtMs: number } | null = null;
 
   constructor(options: WatcherOptions) {
     this.#options = options;
@@ -85,14 +102,61 @@ export class Watcher {
 
   /** Reads (and may turn on) the node's notifications; off, the subscription is dropped. */
   async #check(): Promise<boolean> {
-    const { config, enableKeyspaceEvents, address, subscriber } = this.#options;
-    const check = await checkNotifications(config, enableKeyspaceEvents, address);
-    this.#pollReason = check.on ? null : check.reason;
-    if (!check.on && this.#subscribed) void subscriber.punsubscribe().catch(() => {});
-    if (!check.on) this.#subscribed = false;
-    this.#notifications = check.on ? "on" : "off";
-    this.#options.onChecked(check.on);
-    return check.on;
+    const { subscriber } = this.#options;
+    const reason = await this.#offReason();
+    const on = reason === null;
+    this.#pollReason = reason;
+    if (!on && this.#subscribed) void subscriber.punsubscribe().catch(() => {});
+    if (!on) this.#subscribed = false;
+    this.#notifications = on ? "on" : "off";
+    this.#options.onChecked(on);
+    return on;
+  }
+
+  /** Why notifications are off (null: on), turning them on when allowed and not backing off. */
+  async #offReason(): Promise<string | null> {
+    const { config, enableKeyspaceEvents, clock } = this.#options;
+    const read = await readEventFlags(config);
+    if (!read.ok) return read.reason;
+    const lacking = lackingReason(read.flags);
+    if (lacking === null || !enableKeyspaceEvents) return lacking;
+    if (this.#refused && clock.now() < this.#refused.retryAtMs) return this.#refused.reason;
+    const turned = await this.turnOn(read.flags);
+    return turned.ok ? null : this.#refused!.reason;
+  }
+
+  /**
+   * CONFIG SETs the flags the node lacks (`flags`: as just read; unset: read now). Refused, it says
+   * so once (logged, and as the poll reason with the command to run) and backs off.
+   */
+  async turnOn(flags?: string): Promise<TurnOn> {
+    const { config, address, clock } = this.#options;
+    if (flags === undefined) {
+      const read = await readEventFlags(config);
+      if (!read.ok) return { ok: false, error: read.reason, command: "" };
+      flags = read.flags;
+    }
+    const turned = await turnOnEventFlags(config, flags);
+    if (turned.ok) {
+      if (turned.from !== turned.to) {
+        this.#changedFrom ??= turned.from;
+        logger.info({ node: address, flags: turned.to }, "turned on keyspace notifications");
+      }
+      this.#refusals = 0;
+      this.#refused = null;
+      return turned;
+    }
+    const retryInMs = Math.min(SET_RETRY_MAX_MS, SET_RETRY_FIRST_MS * 2 ** this.#refusals);
+    if (this.#refusals === 0)
+      logger.warn(
+        { node: address, error: turned.error, run: turned.command },
+        "CONFIG SET notify-keyspace-events refused: polling",
+      );
+    this.#refusals += 1;
+    const reason = refusedReason(flags, turned, retryInMs);
+    this.#refused = { reason, retryAtMs: clock.now() + retryInMs };
+    this.#pollReason = reason;
+    return turned;
   }
 
   /** Subscribes to the lock patterns' and the library's keyspace channels. */
@@ -128,8 +192,20 @@ export class Watcher {
     );
   }
 
-  close(): void {
+  /** Drops the subscriber; with restoreKeyspaceEvents, first puts back the flags this console changed. */
+  async close(): Promise<void> {
     this.#options.subscriber.disconnect();
+    const { restoreKeyspaceEvents, config, address } = this.#options;
+    if (!restoreKeyspaceEvents || this.#changedFrom === null) return;
+    try {
+      await config.config("SET", "notify-keyspace-events", this.#changedFrom);
+      logger.info({ node: address, flags: this.#changedFrom }, "restored notify-keyspace-events");
+    } catch (error) {
+      logger.warn(
+        { node: address, error: redactText(String(error)) },
+        "could not restore notify-keyspace-events",
+      );
+    }
   }
 
   #notified(channel: Buffer, event: Buffer): void {
