@@ -1,6 +1,6 @@
 import { auditQuerySchema } from "@/lib/api";
 import { jsonResponse } from "@/lib/server/errors";
-import { forReader, redactAudit } from "@/lib/server/locks/redact";
+import { forReader, redactAudit } from "@/app/api/_lib/redact";
 import { readQuery } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
 

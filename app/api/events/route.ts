@@ -1,6 +1,6 @@
 import { eventsQuerySchema } from "@/lib/api/timeline";
 import { jsonResponse } from "@/lib/server/errors";
-import { redactTransition } from "@/lib/server/locks/redact";
+import { redactTransition } from "@/app/api/_lib/redact";
 import { readQuery } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
 import { filterOf } from "@/lib/server/timeline/events-query";

@@ -3,7 +3,7 @@ import { acquireAudited, actorOf } from "@/lib/server/actions/audited";
 import { jsonResponse } from "@/lib/server/errors";
 import { readJsonBody, readQuery } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
-import { forReader, redactRow } from "@/lib/server/locks/redact";
+import { forReader, redactRow } from "@/app/api/_lib/redact";
 import { pageOf } from "@/lib/server/locks/rows/page";
 
 export const runtime = "nodejs";

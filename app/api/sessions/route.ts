@@ -1,5 +1,5 @@
 import { jsonResponse } from "@/lib/server/errors";
-import { forReader, redactSessions } from "@/lib/server/locks/redact";
+import { forReader, redactSessions } from "@/app/api/_lib/redact";
 import { route } from "@/app/api/_lib/route";
 
 export const runtime = "nodejs";

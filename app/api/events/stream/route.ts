@@ -1,6 +1,6 @@
 import { eventsQuerySchema, parseEventId, type Transition } from "@/lib/api/timeline";
 import { clientIp } from "@/lib/server/auth/client-info";
-import { forReader, redactTransition } from "@/lib/server/locks/redact";
+import { forReader, redactTransition } from "@/app/api/_lib/redact";
 import { readQuery } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
 import {

@@ -1,5 +1,5 @@
 import { jsonResponse } from "@/lib/server/errors";
-import { forReader, redactLockResponse } from "@/lib/server/locks/redact";
+import { forReader, redactLockResponse } from "@/app/api/_lib/redact";
 import { resourceFromPath } from "@/lib/server/resource-path";
 import { route } from "@/app/api/_lib/route";
 

@@ -14,8 +14,8 @@ import type {
   LockRow,
   Transition,
 } from "@/lib/api";
-import type { Principal } from "../auth/credentials";
-import { digestOf } from "./read/read-key";
+import type { Principal } from "@/lib/server/auth/credentials";
+import { digestOf } from "@/lib/server/locks/read/read-key";
 
 /** The digest in place of a value; null stays null. */
 const hidden = (value: string | null, digest?: string | null): string | null =>
