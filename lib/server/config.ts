@@ -127,6 +127,8 @@ const envSchema = z.object({
   CONSOLE_SCAN_BUDGET_PER_S: integerVar(100, 10_000_000).default(DEFAULT_SCAN_BUDGET_PER_S),
   CONSOLE_RESYNC_INTERVAL_MS: integerVar(1_000, 86_400_000).default(300_000),
   CONSOLE_ENABLE_KEYSPACE_EVENTS: booleanVar.default(false),
+  CONSOLE_SKIP_SHAPE_AFTER_READS: integerVar(0, 1_000_000_000).default(1_000),
+  CONSOLE_SHAPE_SAMPLE_INTERVAL_MS: integerVar(100, 3_600_000).default(1_000),
   CONSOLE_SESSION_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
   CONSOLE_AUDIT_MAXLEN: integerVar(100, 10_000_000).default(10_000),
   CONSOLE_HISTORY_MAX: integerVar(100, 10_000_000).default(DEFAULT_HISTORY_MAX),
@@ -178,6 +180,13 @@ export interface ConsoleConfig {
   readonly resyncIntervalMs: number;
   /** Turn on the keyspace notifications the index needs on nodes that lack them (CONFIG SET). */
   readonly enableKeyspaceEvents: boolean;
+  /**
+   * With notifications on, a key shape (`orders:*:view`) read this many times without holding a lock
+   * is no longer read on notifications (the resync still lists it); 0: every changed key is read.
+   */
+  readonly skipShapeAfterReads: number;
+  /** A skipped shape still has one changed key read this often (ms), to notice it holding locks. */
+  readonly shapeSampleIntervalMs: number;
   readonly sessionTtlS: number;
   /** Approximate MAXLEN of the audit stream on each node. */
   readonly auditMaxLen: number;
@@ -249,6 +258,8 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     scanBudgetPerS: vars.CONSOLE_SCAN_BUDGET_PER_S,
     resyncIntervalMs: vars.CONSOLE_RESYNC_INTERVAL_MS,
     enableKeyspaceEvents: vars.CONSOLE_ENABLE_KEYSPACE_EVENTS,
+    skipShapeAfterReads: vars.CONSOLE_SKIP_SHAPE_AFTER_READS,
+    shapeSampleIntervalMs: vars.CONSOLE_SHAPE_SAMPLE_INTERVAL_MS,
     sessionTtlS: vars.CONSOLE_SESSION_TTL_S,
     auditMaxLen: vars.CONSOLE_AUDIT_MAXLEN,
     historyMax: vars.CONSOLE_HISTORY_MAX,

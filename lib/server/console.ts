@@ -105,6 +105,10 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     budgetPerS: config.scanBudgetPerS,
     resyncIntervalMs: config.resyncIntervalMs,
     enableKeyspaceEvents: config.enableKeyspaceEvents,
+    shapes: {
+      minReadsToSkip: config.skipShapeAfterReads || Number.POSITIVE_INFINITY,
+      probeIntervalMs: config.shapeSampleIntervalMs,
+    },
     nodeTimeoutMs: config.nodeTimeoutMs,
     maxKeys: config.scanMaxKeys,
     quorumSize,

@@ -30,6 +30,10 @@ export class FakeCommands extends EventEmitter implements CommandConnection {
   configFails = false;
   readonly keys = new Map<string, { value: string; pttlMs: number }>();
   readonly sent: string[] = [];
+  /** Which values the read script recognises as locks (all, unless a test says otherwise). */
+  isLock: (value: string) => boolean = () => true;
+  /** Names each read script call read, in order. */
+  readonly read: string[][] = [];
 
   async info(): Promise<string> {
     this.sent.push("INFO");
@@ -86,9 +90,10 @@ export class FakeCommands extends EventEmitter implements CommandConnection {
   /** One read script call: what each key holds. */
   async readKeys(keys: readonly Buffer[]): Promise<Array<NodeKeyState | null>> {
     this.sent.push(`READ ${keys.length}`);
+    this.read.push(keys.map((key) => key.toString("latin1")));
     return keys.map((key) => {
       const held = this.keys.get(key.toString("latin1"));
-      return held ? { ...held, format: "string", holdCount: null } : null;
+      return held && this.isLock(held.value) ? { ...held, format: "string", holdCount: null } : null;
     });
   }
 
@@ -176,6 +181,12 @@ export class FakeNode {
   del(name: string): void {
     this.commands.keys.delete(name);
     this.subscriber.publish(name, "del");
+  }
+
+  /** A key gone by its TTL, as Redis tells it. */
+  expire(name: string): void {
+    this.commands.keys.delete(name);
+    this.subscriber.publish(name, "expired");
   }
 
   /** Restarted empty: a new run_id, nothing held, every connection dropped and back. */

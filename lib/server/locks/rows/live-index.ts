@@ -18,7 +18,7 @@ import { ownerOfValue } from "../read/ownership";
 import { describeLatin1Key } from "../read/key-name";
 import { createBudget } from "../watch/budget";
 import { ClusterWatch } from "../watch/cluster-watch";
-import type { LockWatch } from "../watch/lock-watch";
+import type { LockWatch, LockWatchOptions } from "../watch/lock-watch";
 import type { IndexedState, RemovalCause } from "../watch/node-store";
 import { NodeWatch } from "../watch/node-watch";
 
@@ -27,6 +27,7 @@ export interface LiveIndexOptions {
   readonly budgetPerS: number;
   readonly resyncIntervalMs: number;
   readonly enableKeyspaceEvents: boolean;
+  readonly shapes?: LockWatchOptions["shapes"];
   readonly nodeTimeoutMs: number;
   readonly maxKeys: number;
   readonly quorumSize: number;
@@ -92,6 +93,7 @@ export class LiveIndex {
         patterns: options.patterns,
         resyncIntervalMs: options.resyncIntervalMs,
         enableKeyspaceEvents: options.enableKeyspaceEvents,
+        shapes: options.shapes,
         nodeTimeoutMs: options.nodeTimeoutMs,
         maxKeys: options.maxKeys,
         onChange: (key: string, _state: unknown, cause?: RemovalCause) =>

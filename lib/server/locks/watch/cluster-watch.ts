@@ -15,6 +15,7 @@ import { logger, redactText } from "../../logger";
 import type { ClusterNode } from "../../node-registry";
 import { createBudget } from "./budget";
 import { parseClusterShards, type ShardMember, type ShardTopology } from "./cluster-topology";
+import { mergeEventReads } from "./event-reads";
 import type { LockWatch, LockWatchOptions } from "./lock-watch";
 import type { IndexedState } from "./node-store";
 import { NodeWatch } from "./node-watch";
@@ -156,6 +157,7 @@ export class ClusterWatch implements LockWatch {
       lockKeys: sum(statuses.map((status) => status.lockKeys)),
       skippedKeys: sum(statuses.map((status) => status.skippedKeys)),
       budgetPerS: this.#options.budgetPerS,
+      eventReads: mergeEventReads(statuses.flatMap((status) => status.eventReads ?? [])),
     };
   }
 

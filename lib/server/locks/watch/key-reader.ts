@@ -20,10 +20,14 @@ export interface KeyReaderOptions {
   /** What the events said of `name` since its last read (the change queue). */
   readonly takeEvents: (name: string) => KeyEvents;
   readonly onBrief?: (key: string, holds: number) => void;
+  /** Every key read, and whether it held a lock: what the shape table learns from. */
+  readonly onRead?: (name: string, isLock: boolean) => void;
 }
 
 export class KeyReader {
   readonly #options: KeyReaderOptions;
+  /** Keys being read now (latin1 name -> reads under way): their answer may predate a change. */
+  readonly #reading = new Map<string, number>();
 
   constructor(options: KeyReaderOptions) {
     this.#options = options;
@@ -35,15 +39,35 @@ export class KeyReader {
     await this.read(keys);
   }
 
+  /**
+   * Whether a read of `name` is under way: a notification that arrives meanwhile may tell of a
+   * change after it (the answer and the notification travel on two connections), so it must be read.
+   */
+  reading(name: string): boolean {
+    return this.#reading.has(name);
+  }
+
   /** Reads keys already paid for (a listing's SCAN paid for what it returned); resolves to the locks found. */
   async read(keys: readonly Buffer[]): Promise<number> {
     const readAtMs = this.#options.clock.now();
-    const states = await this.#options.readKeys(keys, readAtMs);
+    const names = keys.map((key) => key.toString("latin1"));
+    for (const name of names) this.#reading.set(name, (this.#reading.get(name) ?? 0) + 1);
+    let states: Array<NodeKeyState | null>;
+    try {
+      states = await this.#options.readKeys(keys, readAtMs);
+    } finally {
+      for (const name of names) {
+        const count = this.#reading.get(name)! - 1;
+        if (count > 0) this.#reading.set(name, count);
+        else this.#reading.delete(name);
+      }
+    }
     let found = 0;
-    keys.forEach((key, index) => {
+    names.forEach((name, index) => {
       const state = states[index] ?? null;
       if (state) found += 1;
-      this.settle(key.toString("latin1"), state, readAtMs);
+      this.#options.onRead?.(name, state !== null);
+      this.settle(name, state, readAtMs);
     });
     return found;
   }

@@ -4,6 +4,7 @@
  */
 import type { NodeIndex } from "@/lib/api";
 import type { IndexedState, RemovalCause } from "./node-store";
+import type { ShapeTableOptions } from "./shape-table";
 
 export interface LockWatch {
   /** The node answers (a cluster: every primary does). */
@@ -33,6 +34,8 @@ export interface LockWatchOptions {
   readonly resyncIntervalMs: number;
   /** Turn the node's keyspace notifications on when they are off (CONFIG SET). */
   readonly enableKeyspaceEvents: boolean;
+  /** Which changed keys are read on notifications (shape-table.ts); its defaults when absent. */
+  readonly shapes?: Pick<ShapeTableOptions, "minReadsToSkip" | "probeIntervalMs" | "maxShapes">;
   /** A node that does not answer a PING within this long counts as down (a paused or hung node). */
   readonly nodeTimeoutMs: number;
   /** Lock keys kept per node at most. */
