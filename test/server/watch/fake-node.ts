@@ -32,6 +32,15 @@ export class FakeCommands extends EventEmitter implements CommandConnection {
   readonly sent: string[] = [];
   /** Which values the read script recognises as locks (all, unless a test says otherwise). */
   isLock: (value: string) => boolean = () => true;
+  /** Read replies held back (null: answered at once); answerReads() lets them go. */
+  replies: Array<() => void> | null = null;
+
+  answerReads(): void {
+    const waiting = this.replies ?? [];
+    this.replies = null;
+    for (const answer of waiting) answer();
+  }
+
   /** Names each read script call read, in order. */
   readonly read: string[][] = [];
 
@@ -91,10 +100,13 @@ export class FakeCommands extends EventEmitter implements CommandConnection {
   async readKeys(keys: readonly Buffer[]): Promise<Array<NodeKeyState | null>> {
     this.sent.push(`READ ${keys.length}`);
     this.read.push(keys.map((key) => key.toString("latin1")));
-    return keys.map((key) => {
+    const states = keys.map((key): NodeKeyState | null => {
       const held = this.keys.get(key.toString("latin1"));
       return held && this.isLock(held.value) ? { ...held, format: "string", holdCount: null } : null;
     });
+    // Read now, answered later: the reply still travels while other changes are published.
+    if (this.replies) await new Promise<void>((resolve) => this.replies!.push(resolve));
+    return states;
   }
 
   drop(): void {
