@@ -14,6 +14,7 @@ import { redisVersion } from "./redis-info";
 import { formatTable, machineInfo, writeResults } from "./report";
 import { loadOurs } from "./peers";
 import { buildRows } from "./rows";
+import { formatBusyTable, summarize } from "./busy-report";
 import { consoleSnapshot } from "./scenarios/snapshot";
 import { runHungRelease, runLockRounds, runPausedNode } from "./suite";
 
@@ -34,6 +35,17 @@ async function consoleSnapshotOrError(urls: string[], admins: Redis[]) {
   }
 }
 
+/** The busy-application section (busy-app.ts); loaded only when it runs, as it loads lib/server. */
+async function busyAppOrError(urls: string[], admins: Redis[]) {
+  try {
+    const { busyApp } = await import("./busy-app");
+    return await busyApp(urls, admins);
+  } catch (error) {
+    console.error("[bench] busy application section failed:", error);
+    return [];
+  }
+}
+
 const RESULTS_FILE = new URL("./results/latest.json", import.meta.url).pathname;
 
 async function main(): Promise<void> {
@@ -50,11 +62,13 @@ async function main(): Promise<void> {
     const hung = sections.paused ? await runHungRelease(masters) : { medians: {} };
     const paused = sections.paused ? await runPausedNode(masters) : { medians: {}, samples: {} };
     const snapshot = sections.snapshot ? await consoleSnapshotOrError(masters.urls, admins) : {};
+    const busy = sections.busy ? await busyAppOrError(masters.urls, admins) : [];
     const medians = { ...lockRounds.medians, ...hung.medians, ...paused.medians, ...snapshot };
     const rows = buildRows(medians);
     const durationS = (performance.now() - startedMs) / 1000;
     const machine = machineInfo(await redisVersion(admins[0]!));
     process.stdout.write(`\n${formatTable(rows)}\n\n`);
+    if (busy.length > 0) process.stdout.write(`${formatBusyTable(busy)}\n\n`);
     process.stdout.write(
       `machine: ${machine.cpuModel}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}; ours ${oursLoadedAs}; ${Math.round(durationS)} s${plan.quick ? " (BENCH_QUICK)" : ""}\n`,
     );
@@ -70,6 +84,7 @@ async function main(): Promise<void> {
       medians,
       rounds: lockRounds.rounds,
       pausedNodeSamples: paused.samples,
+      busyApp: { summary: summarize(busy), scenarios: busy },
     });
     process.stdout.write(`wrote ${RESULTS_FILE}\n`);
   } finally {
