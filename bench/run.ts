@@ -47,6 +47,7 @@ async function busyAppOrError(urls: string[], admins: Redis[]) {
 }
 
 const RESULTS_FILE = new URL("./results/latest.json", import.meta.url).pathname;
+const BUSY_RESULTS_FILE = new URL("./results/busy-app.json", import.meta.url).pathname;
 
 async function main(): Promise<void> {
   const startedMs = performance.now();
@@ -68,7 +69,15 @@ async function main(): Promise<void> {
     const durationS = (performance.now() - startedMs) / 1000;
     const machine = machineInfo(await redisVersion(admins[0]!));
     process.stdout.write(`\n${formatTable(rows)}\n\n`);
-    if (busy.length > 0) process.stdout.write(`${formatBusyTable(busy)}\n\n`);
+    if (busy.length > 0) {
+      process.stdout.write(`${formatBusyTable(busy)}\n\n`);
+      writeResults(BUSY_RESULTS_FILE, {
+        generatedAt: new Date().toISOString(),
+        plan: plan.busy,
+        summary: summarize(busy),
+        scenarios: busy,
+      });
+    }
     process.stdout.write(
       `machine: ${machine.cpuModel}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}; ours ${oursLoadedAs}; ${Math.round(durationS)} s${plan.quick ? " (BENCH_QUICK)" : ""}\n`,
     );
