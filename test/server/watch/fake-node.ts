@@ -102,7 +102,9 @@ export class FakeCommands extends EventEmitter implements CommandConnection {
     this.read.push(keys.map((key) => key.toString("latin1")));
     const states = keys.map((key): NodeKeyState | null => {
       const held = this.keys.get(key.toString("latin1"));
-      return held && this.isLock(held.value) ? { ...held, format: "string", holdCount: null } : null;
+      return held && this.isLock(held.value)
+        ? { ...held, format: "string", holdCount: null }
+        : null;
     });
     // Read now, answered later: the reply still travels while other changes are published.
     if (this.replies) await new Promise<void>((resolve) => this.replies!.push(resolve));

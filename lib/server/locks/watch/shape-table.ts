@@ -82,9 +82,7 @@ export class ShapeTable {
     }
     entry.notified.add(nowMs);
     const read =
-      held ||
-      (eventMayCreateLock(event) &&
-        (!this.#skips(entry) || this.#probe(entry, nowMs)));
+      held || (eventMayCreateLock(event) && (!this.#skips(entry) || this.#probe(entry, nowMs)));
     (read ? entry.read : entry.avoided).add(nowMs);
     return read;
   }
