@@ -14,6 +14,7 @@ import { redisVersion } from "./redis-info";
 import { formatTable, machineInfo, writeResults } from "./report";
 import { loadOurs } from "./peers";
 import { buildRows } from "./rows";
+import { formatBusyTable, summarize } from "./busy-report";
 import { consoleSnapshot } from "./scenarios/snapshot";
 import { runHungRelease, runLockRounds, runPausedNode } from "./suite";
 
@@ -34,7 +35,19 @@ async function consoleSnapshotOrError(urls: string[], admins: Redis[]) {
   }
 }
 
+/** The busy-application section (busy-app.ts); loaded only when it runs, as it loads lib/server. */
+async function busyAppOrError(urls: string[], admins: Redis[]) {
+  try {
+    const { busyApp } = await import("./busy-app");
+    return await busyApp(urls, admins);
+  } catch (error) {
+    console.error("[bench] busy application section failed:", error);
+    return [];
+  }
+}
+
 const RESULTS_FILE = new URL("./results/latest.json", import.meta.url).pathname;
+const BUSY_RESULTS_FILE = new URL("./results/busy-app.json", import.meta.url).pathname;
 
 async function main(): Promise<void> {
   const startedMs = performance.now();
@@ -50,11 +63,21 @@ async function main(): Promise<void> {
     const hung = sections.paused ? await runHungRelease(masters) : { medians: {} };
     const paused = sections.paused ? await runPausedNode(masters) : { medians: {}, samples: {} };
     const snapshot = sections.snapshot ? await consoleSnapshotOrError(masters.urls, admins) : {};
+    const busy = sections.busy ? await busyAppOrError(masters.urls, admins) : [];
     const medians = { ...lockRounds.medians, ...hung.medians, ...paused.medians, ...snapshot };
     const rows = buildRows(medians);
     const durationS = (performance.now() - startedMs) / 1000;
     const machine = machineInfo(await redisVersion(admins[0]!));
     process.stdout.write(`\n${formatTable(rows)}\n\n`);
+    if (busy.length > 0) {
+      process.stdout.write(`${formatBusyTable(busy)}\n\n`);
+      writeResults(BUSY_RESULTS_FILE, {
+        generatedAt: new Date().toISOString(),
+        plan: plan.busy,
+        summary: summarize(busy),
+        scenarios: busy,
+      });
+    }
     process.stdout.write(
       `machine: ${machine.cpuModel}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}; ours ${oursLoadedAs}; ${Math.round(durationS)} s${plan.quick ? " (BENCH_QUICK)" : ""}\n`,
     );
@@ -70,6 +93,7 @@ async function main(): Promise<void> {
       medians,
       rounds: lockRounds.rounds,
       pausedNodeSamples: paused.samples,
+      busyApp: { summary: summarize(busy), scenarios: busy },
     });
     process.stdout.write(`wrote ${RESULTS_FILE}\n`);
   } finally {

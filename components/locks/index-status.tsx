@@ -1,5 +1,6 @@
 "use client";
 
+import { EventReadsSummary } from "@/components/locks/event-reads";
 import { ElapsedSince } from "@/components/locks/held-for";
 import type { Listing, NodeIndex } from "@/lib/api";
 
@@ -75,6 +76,9 @@ export function NodeIndexStatus({ index }: { index: NodeIndex }) {
       )}
       {index.mode === "polling" && index.reason && (
         <p className="muted index-reason">{index.reason}</p>
+      )}
+      {index.mode === "watching" && index.eventReads && (
+        <EventReadsSummary reads={index.eventReads} />
       )}
     </div>
   );

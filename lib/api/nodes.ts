@@ -92,6 +92,56 @@ export const pollPaceSchema = z.object({
   changesWithinMs: z.number().nonnegative(),
 });
 export type PollPace = z.infer<typeof pollPaceSchema>;
+/** A key shape (`orders:*:view`: a key's segments, id-like ones as `*`) as the live index sees it. */
+export const keyShapeFiguresSchema = z.object({
+  shape: z.string(),
+  /** Reads of keys of this shape (notifications and listings) since the console started. */
+  reads: z.number().int().nonnegative(),
+  /** Of those, reads that found a lock. */
+  locksFound: z.number().int().nonnegative(),
+  /** Keyspace notifications per second for keys of this shape. */
+  notificationsPerS: z.number().nonnegative(),
+  /** Reads per second the console no longer makes for keys of this shape. */
+  readsAvoidedPerS: z.number().nonnegative(),
+});
+export type KeyShapeFigures = z.infer<typeof keyShapeFiguresSchema>;
+
+/** A LOCK_MATCH that covers every lock shape found, and what it would save on this node. */
+export const lockMatchSuggestionSchema = z.object({
+  patterns: z.array(z.string()),
+  /** Notifications per second the node would no longer publish to the console. */
+  notificationsAvoidedPerS: z.number().nonnegative(),
+  /** Reads per second the console still makes (samples, untracked shapes) that it would not. */
+  readsAvoidedPerS: z.number().nonnegative(),
+});
+export type LockMatchSuggestion = z.infer<typeof lockMatchSuggestionSchema>;
+
+/**
+ * With notifications on, which changed keys the console reads: keys of shapes that never held a
+ * lock are skipped on notifications after many reads (one is still read per second as a sample),
+ * and the periodic resync still lists them: a lock under such a shape shows `lateByAtMostMs` late
+ * at worst, and its shape is read again at once.
+ */
+export const eventReadsSchema = z.object({
+  /** Reads per second that notifications caused, and those skipped (shape or event class). */
+  readsPerS: z.number().nonnegative(),
+  readsAvoidedPerS: z.number().nonnegative(),
+  /** Shapes tracked (the table is capped); reads of shapes beyond the cap are always made. */
+  shapesTracked: z.number().int().nonnegative(),
+  untrackedReadsPerS: z.number().nonnegative(),
+  /** Shapes skipped on notifications (the most costly first, at most 20) and how many in all. */
+  skippedShapes: z.array(keyShapeFiguresSchema),
+  skippedShapeCount: z.number().int().nonnegative(),
+  /** Shapes that held a lock (the busiest first, at most 20): always read. */
+  lockShapes: z.array(keyShapeFiguresSchema),
+  /** How late a lock under a skipped shape can show at worst: the resync interval plus a listing. */
+  lateByAtMostMs: z.number().nonnegative(),
+  /** Keyspace patterns subscribed on this node, with what each delivers. */
+  subscriptions: z.array(z.object({ pattern: z.string(), notificationsPerS: z.number() })),
+  /** null: no lock found yet, or no narrower LOCK_MATCH covers them. */
+  suggestion: lockMatchSuggestionSchema.nullable(),
+});
+export type EventReads = z.infer<typeof eventReadsSchema>;
 
 /** The live index's view of one node: mode, freshness, listing progress. */
 export const nodeIndexSchema = z.object({
@@ -125,6 +175,8 @@ export const nodeIndexSchema = z.object({
   budgetPerS: z.number().int().positive(),
   /** While polled: how fast, at what cost to the master, and how fresh; null otherwise. */
   polling: pollPaceSchema.nullable().optional(),
+  /** What notifications make the console read (null while the node is not watched by them). */
+  eventReads: eventReadsSchema.nullable(),
 });
 export type NodeIndex = z.infer<typeof nodeIndexSchema>;
 

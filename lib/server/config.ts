@@ -132,6 +132,8 @@ const envSchema = z.object({
   CONSOLE_RESYNC_INTERVAL_MS: integerVar(1_000, 86_400_000).default(300_000),
   CONSOLE_ENABLE_KEYSPACE_EVENTS: booleanVar.default(false),
   CONSOLE_RESTORE_KEYSPACE_EVENTS: booleanVar.default(false),
+  CONSOLE_SKIP_SHAPE_AFTER_READS: integerVar(0, 1_000_000_000).default(1_000),
+  CONSOLE_SHAPE_SAMPLE_MS: integerVar(100, 3_600_000).default(1_000),
   CONSOLE_SESSION_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
   CONSOLE_AUDIT_MAXLEN: integerVar(100, 10_000_000).default(10_000),
   CONSOLE_HISTORY_MAX: integerVar(100, 10_000_000).default(DEFAULT_HISTORY_MAX),
@@ -190,6 +192,13 @@ export interface ConsoleConfig {
    * or the node card's action). Off by default: another console or application may rely on them.
    */
   readonly restoreKeyspaceEvents: boolean;
+  /**
+   * With notifications on, a key shape (`orders:*:view`) read this many times without holding a lock
+   * is no longer read on notifications (the resync still lists it); 0: every changed key is read.
+   */
+  readonly skipShapeAfterReads: number;
+  /** A skipped shape still has one changed key read this often (ms), to notice it holding locks. */
+  readonly shapeSampleIntervalMs: number;
   readonly sessionTtlS: number;
   /** Approximate MAXLEN of the audit stream on each node. */
   readonly auditMaxLen: number;
@@ -290,6 +299,8 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     resyncIntervalMs: vars.CONSOLE_RESYNC_INTERVAL_MS,
     enableKeyspaceEvents: vars.CONSOLE_ENABLE_KEYSPACE_EVENTS,
     restoreKeyspaceEvents: vars.CONSOLE_RESTORE_KEYSPACE_EVENTS,
+    skipShapeAfterReads: vars.CONSOLE_SKIP_SHAPE_AFTER_READS,
+    shapeSampleIntervalMs: vars.CONSOLE_SHAPE_SAMPLE_MS,
     sessionTtlS: vars.CONSOLE_SESSION_TTL_S,
     auditMaxLen: vars.CONSOLE_AUDIT_MAXLEN,
     historyMax: vars.CONSOLE_HISTORY_MAX,

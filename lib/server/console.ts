@@ -108,6 +108,10 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     resyncIntervalMs: config.resyncIntervalMs,
     enableKeyspaceEvents: config.enableKeyspaceEvents,
     restoreKeyspaceEvents: config.restoreKeyspaceEvents,
+    shapes: {
+      minReadsToSkip: config.skipShapeAfterReads || Number.POSITIVE_INFINITY,
+      probeIntervalMs: config.shapeSampleIntervalMs,
+    },
     nodeTimeoutMs: config.nodeTimeoutMs,
     maxKeys: config.scanMaxKeys,
     quorumSize,

@@ -5,7 +5,7 @@ import "server-only";
  * memory: a scrape reads no node), gauges about nodes when a health read completes.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { NodesResponse } from "@/lib/api";
+import type { EventReads, NodesResponse } from "@/lib/api";
 import type { Transition } from "@/lib/api/timeline";
 import { quorumSize, type OperationEvent } from "@redlock-console/redlock";
 import type { ConsoleNode } from "./node-registry";
@@ -30,6 +30,19 @@ export interface ConsoleMetrics {
   recordTransition(transition: Transition): void;
   setEventStreamClients(count: number): void;
   recordBriefHolds(holds: number): void;
+}
+
+/** What notifications cost a node and what the console reads for them (index status, eventReads). */
+function recordEventReads(
+  metric: ReturnType<typeof defineMetrics>,
+  node: string,
+  reads: EventReads,
+): void {
+  for (const { pattern, notificationsPerS } of reads.subscriptions)
+    metric.notificationsPerS.set({ node, pattern }, notificationsPerS);
+  metric.eventReadsPerS.set({ node, outcome: "read" }, reads.readsPerS);
+  metric.eventReadsPerS.set({ node, outcome: "skipped" }, reads.readsAvoidedPerS);
+  metric.skippedShapes.set({ node }, reads.skippedShapeCount);
 }
 
 function defineMetrics(registry: Registry) {
@@ -86,6 +99,24 @@ function defineMetrics(registry: Registry) {
     indexListingSeconds: new Gauge({
       name: "redlock_console_index_last_listing_seconds",
       help: "Duration of each node's last complete paced listing.",
+      labelNames: ["node"],
+      registers,
+    }),
+    notificationsPerS: new Gauge({
+      name: "redlock_console_keyspace_notifications_per_second",
+      help: "Keyspace notifications each node delivers to the console, per subscribed pattern (what each pattern costs).",
+      labelNames: ["node", "pattern"],
+      registers,
+    }),
+    eventReadsPerS: new Gauge({
+      name: "redlock_console_event_reads_per_second",
+      help: "Keys read because a notification named them (read), and notifications whose key was not read: it cannot be a lock (skipped).",
+      labelNames: ["node", "outcome"],
+      registers,
+    }),
+    skippedShapes: new Gauge({
+      name: "redlock_console_skipped_key_shapes",
+      help: "Key shapes no longer read on notifications: read many times, never a lock (the resync still lists them).",
       labelNames: ["node"],
       registers,
     }),
@@ -226,6 +257,7 @@ export function createMetrics(
           metric.indexMode.set({ node, mode }, status.mode === mode ? 1 : 0);
         if (status.listingMs !== null)
           metric.indexListingSeconds.set({ node }, status.listingMs / 1000);
+        if (status.eventReads) recordEventReads(metric, node, status.eventReads);
       });
     },
     recordNodes(report) {

@@ -186,6 +186,6 @@ describe("a node's watch", () => {
     node.commands.notifyFlags = "KEA";
     await clock.advance(1_000); // the next pass subscribes, and relists
     expect(watch.mode()).toBe("watching");
-    expect(node.subscriber.patterns).toHaveLength(2);
+    expect(node.subscriber.patterns).toHaveLength(3);
   });
 });

@@ -18,7 +18,7 @@ import { ownerOfValue } from "../read/ownership";
 import { describeLatin1Key } from "../read/key-name";
 import { createBudget } from "../watch/budget";
 import { ClusterWatch } from "../watch/cluster-watch";
-import type { LockWatch } from "../watch/lock-watch";
+import type { LockWatch, LockWatchOptions } from "../watch/lock-watch";
 import type { IndexedState, RemovalCause } from "../watch/node-store";
 import { NodeWatch } from "../watch/node-watch";
 
@@ -31,6 +31,7 @@ export interface LiveIndexOptions {
   readonly enableKeyspaceEvents: boolean;
   /** Put back the notify-keyspace-events the console changed, on close. @default false */
   readonly restoreKeyspaceEvents?: boolean;
+  readonly shapes?: LockWatchOptions["shapes"];
   readonly nodeTimeoutMs: number;
   readonly maxKeys: number;
   readonly quorumSize: number;
@@ -97,6 +98,7 @@ export class LiveIndex {
         resyncIntervalMs: options.resyncIntervalMs,
         enableKeyspaceEvents: options.enableKeyspaceEvents,
         restoreKeyspaceEvents: options.restoreKeyspaceEvents,
+        shapes: options.shapes,
         nodeTimeoutMs: options.nodeTimeoutMs,
         maxKeys: options.maxKeys,
         onChange: (key: string, _state: unknown, cause?: RemovalCause) =>

@@ -64,6 +64,11 @@ export class ChangeQueue {
     return this.#pending.size;
   }
 
+  /** Whether a read of `name` waits: its later notifications must be kept, whatever they are. */
+  has(name: string): boolean {
+    return this.#pending.has(name);
+  }
+
   /** A notification named `name` (`event`: the keyspace event, null when it does not count). */
   add(name: string, key: Buffer, event: string | null): void {
     const cause = event === null ? undefined : REMOVAL_EVENTS.get(event);

@@ -15,6 +15,7 @@ import { logger, redactText } from "../../logger";
 import type { ClusterNode } from "../../node-registry";
 import { createBudget } from "./budget";
 import { parseClusterShards, type ShardMember, type ShardTopology } from "./cluster-topology";
+import { mergeEventReads } from "./event-reads";
 import type { LockWatch, LockWatchOptions } from "./lock-watch";
 import type { IndexedState } from "./node-store";
 import { NodeWatch } from "./node-watch";
@@ -167,6 +168,7 @@ export class ClusterWatch implements LockWatch {
             pace && (!slowest || pace.changesWithinMs > slowest.changesWithinMs) ? pace : slowest,
           null,
         ),
+      eventReads: mergeEventReads(statuses.flatMap((status) => status.eventReads ?? [])),
     };
   }
 

@@ -20,10 +20,14 @@ export interface KeyReaderOptions {
   /** What the events said of `name` since its last read (the change queue). */
   readonly takeEvents: (name: string) => KeyEvents;
   readonly onBrief?: (key: string, holds: number) => void;
+  /** Every key read, and whether it held a lock: what the shape table learns from. */
+  readonly onRead?: (name: string, isLock: boolean) => void;
 }
 
 export class KeyReader {
   readonly #options: KeyReaderOptions;
+  /** Keys being read now (latin1 name -> reads under way): their answer may predate a change. */
+  readonly #reading = new Map<string, number>();
 
   constructor(options: KeyReaderOptions) {
     this.#options = options;
@@ -36,12 +40,34 @@ export class KeyReader {
   }
 
   /**
+   * Whether a read of `name` is under way: a notification that arrives meanwhile may tell of a
+   * change after it (the answer and the notification travel on two connections), so it must be read.
+   */
+  reading(name: string): boolean {
+    return this.#reading.has(name);
+  }
+
+  /**
    * Reads keys already paid for in keys (a listing's SCAN paid for what it returned); resolves to
    * the locks found. Each call reads until the byte budget's burst is spent (huge values: one per
    * call), and its bytes are drawn afterwards: the next call waits until they are paid back.
    */
   async read(keys: readonly Buffer[]): Promise<number> {
-    const { readKeys, budget, clock, signal } = this.#options;
+    const names = keys.map((key) => key.toString("latin1"));
+    for (const name of names) this.#reading.set(name, (this.#reading.get(name) ?? 0) + 1);
+    try {
+      return await this.#readChunks(keys, names);
+    } finally {
+      for (const name of names) {
+        const count = this.#reading.get(name)! - 1;
+        if (count > 0) this.#reading.set(name, count);
+        else this.#reading.delete(name);
+      }
+    }
+  }
+
+  async #readChunks(keys: readonly Buffer[], names: readonly string[]): Promise<number> {
+    const { readKeys, budget, clock, signal, onRead } = this.#options;
     let found = 0;
     for (let start = 0; start < keys.length;) {
       const readAtMs = clock.now();
@@ -51,8 +77,10 @@ export class KeyReader {
         budget.bytes.burst,
       );
       states.forEach((state, index) => {
+        const name = names[start + index]!;
         if (state) found += 1;
-        this.settle(keys[start + index]!.toString("latin1"), state, readAtMs);
+        onRead?.(name, state !== null);
+        this.settle(name, state, readAtMs);
       });
       start += Math.max(1, states.length);
       await budget.bytes.take(touchedBytes, signal);

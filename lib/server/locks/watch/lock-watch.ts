@@ -5,6 +5,7 @@
 import type { NodeIndex } from "@/lib/api";
 import type { IndexedState, RemovalCause } from "./node-store";
 import type { TurnOn } from "./notify-config";
+import type { ShapeTableOptions } from "./shape-table";
 
 export interface LockWatch {
   /** The node answers (a cluster: every primary does). */
@@ -38,6 +39,8 @@ export interface LockWatchOptions {
   readonly enableKeyspaceEvents: boolean;
   /** On close, put back the notify-keyspace-events this console changed. @default false */
   readonly restoreKeyspaceEvents?: boolean;
+  /** Which changed keys are read on notifications (shape-table.ts); its defaults when absent. */
+  readonly shapes?: Pick<ShapeTableOptions, "minReadsToSkip" | "probeIntervalMs" | "maxShapes">;
   /** A node that does not answer a PING within this long counts as down (a paused or hung node). */
   readonly nodeTimeoutMs: number;
   /** Lock keys kept per node at most. */

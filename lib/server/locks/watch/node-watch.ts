@@ -2,7 +2,7 @@ import "server-only";
 /**
  * One node of the live index, kept as client-go's informer keeps a resource: listed by a paced SCAN
  * (lister.ts), then followed by keyspace notifications (watcher.ts) whose keys wait, coalesced, in
- * the change queue to be read into the node store; any gap (subscriber or node dropped, restart,
+ * the change queue to be read into the node store (only keys that may be locks: shape-table.ts); any gap (subscriber or node dropped, restart,
  * overflow) relists this node only (relist-loop.ts), and a node without notifications is polled.
  * This class holds the watch's phase (phase.ts) and moves it on the parts' events.
  *
@@ -15,6 +15,7 @@ import type { Budget } from "./budget";
 import { ChangeQueue, READ_CHUNK_KEYS } from "./change-queue";
 import { systemClock, type Clock } from "./clock";
 import { connectionsOf, type NodeConnections, type WatchedServer } from "./connections";
+import { eventReadsOf } from "./event-reads";
 import { KeyReader } from "./key-reader";
 import { Lister } from "./lister";
 import { LivenessProbe } from "./liveness-probe";
@@ -24,6 +25,7 @@ import * as phases from "./phase";
 import type { TurnOn } from "./notify-config";
 import { passCommandsUsec, PollPace } from "./poll-pace";
 import { RelistLoop } from "./relist-loop";
+import { ShapeTable } from "./shape-table";
 import { Watcher } from "./watcher";
 
 export interface NodeWatchOptions extends LockWatchOptions {
@@ -47,6 +49,7 @@ export class NodeWatch implements LockWatch {
   readonly #clock: Clock;
   readonly #closing = new AbortController();
   readonly #store: NodeStore;
+  readonly #shapes: ShapeTable;
   readonly #queue: ChangeQueue;
   readonly #reader: KeyReader;
   readonly #watcher: Watcher;
@@ -69,6 +72,7 @@ export class NodeWatch implements LockWatch {
     const { maxKeys, shared, onChange } = options;
     this.#phase = phases.initialPhase(clock.now());
     this.#store = new NodeStore({ maxKeys, shared, onChange, nowMs: clock.now() });
+    this.#shapes = new ShapeTable({ nowMs: () => clock.now(), ...options.shapes });
     this.#queue = new ChangeQueue({
       clock,
       signal: this.#closing.signal,
@@ -108,6 +112,7 @@ export class NodeWatch implements LockWatch {
       store: this.#store,
       takeEvents: (name) => this.#queue.takeEvents(name),
       onBrief: this.#options.onBrief,
+      onRead: (name, isLock) => this.#shapes.recordRead(name, isLock),
     });
   }
 
@@ -122,7 +127,7 @@ export class NodeWatch implements LockWatch {
       restoreKeyspaceEvents: this.#options.restoreKeyspaceEvents,
       clock: this.#clock,
       signal: this.#closing.signal,
-      onNotified: (name, key, event) => this.#queue.add(name, key, event),
+      onNotified: (name, key, event) => this.#notified(name, key, event),
       onLost: () => this.#markGap("reconnect"),
       onReady: () => this.#subscriberReady(),
       onChecked: (on) => this.#dispatch({ type: "notificationsChecked", on }),
@@ -212,6 +217,17 @@ export class NodeWatch implements LockWatch {
       skippedKeys: last?.skippedKeys ?? 0,
       budgetPerS: this.#options.budget.perS,
       polling: this.mode() === "polling" ? this.#paceStatus() : null,
+      eventReads:
+        this.#watcher.notifications === "on"
+          ? eventReadsOf(
+              this.#shapes,
+              this.#options.patterns,
+              this.#watcher.subscriptionRates(),
+              // A lock under a skipped shape is found by the next resync's listing, at worst its end.
+              this.#options.resyncIntervalMs + (last ? last.endedAtMs - last.startedAtMs : 0),
+              this.#clock.now(),
+            )
+          : null,
     };
   }
 
@@ -330,6 +346,15 @@ export class NodeWatch implements LockWatch {
   #subscriberReady(): void {
     if (phases.listedOnce(this.#phase) && this.#watcher.notifications !== "off")
       this.#relists.request("reconnect");
+  }
+
+  /** A notification: its key is read unless it cannot be a lock (shape-table.ts). */
+  #notified(name: string, key: Buffer, event: string | null): void {
+    // A key held, or whose read waits or runs, is read whatever its shape: its change must show.
+    const held =
+      this.#store.get(name) !== undefined || this.#queue.has(name) || this.#reader.reading(name);
+    if (event === null || this.#shapes.shouldRead(name, event, held))
+      this.#queue.add(name, key, event);
   }
 
   #heartbeat(): void {

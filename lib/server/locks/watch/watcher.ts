@@ -1,13 +1,15 @@
 import "server-only";
 /**
  * The keyspace-notification side of a node's watch (the informer's watch): a dedicated subscriber
- * connection, subscribed by pattern to the lock patterns' and the library's keyspace channels, whose
+ * connection, subscribed by pattern to the lock patterns' and their auxiliary keys' keyspace channels
+ * (subscriptions.ts, which also counts what each pattern delivers), whose
  * notifications name the keys to read again; and its heartbeat, a PING whose answer proves every
  * notification published before it has arrived. Subscriptions are made by hand, before a listing
  * scans: notifications published while the subscriber was away are lost, so a return means a relist.
  */
 import { once } from "node:events";
 import { auxiliaryKeyOf, RESERVED_PREFIX } from "@redlock-console/redlock";
+import type { EventReads } from "@/lib/api";
 import { compileGlob } from "../read/glob";
 import type { Clock } from "./clock";
 import type { ConfigClient, SubscriberConnection } from "./connections";
@@ -19,6 +21,7 @@ import {
   turnOnEventFlags,
   type TurnOn,
 } from "./notify-config";
+import { PatternCounts, subscriptionPatterns } from "./subscriptions";
 
 /** How long a subscription waits for the subscriber connection before it counts as failed. */
 const SUBSCRIBE_TIMEOUT_MS = 5_000;
@@ -52,6 +55,9 @@ export interface WatcherOptions {
 export class Watcher {
   readonly #options: WatcherOptions;
   readonly #matchers: ReadonlyArray<(key: string) => boolean>;
+  /** Key patterns subscribed (without the channel prefix), and what each delivers. */
+  readonly #subscriptions: readonly string[];
+  readonly #counts: PatternCounts;
   #subscribed = false;
   #notifications: "unknown" | "on" | "off" = "unknown";
   /** Why the node is polled; null while notifications are on (or not checked yet). */
@@ -65,6 +71,8 @@ export class Watcher {
   constructor(options: WatcherOptions) {
     this.#options = options;
     this.#matchers = options.patterns.map(compileGlob);
+    this.#subscriptions = subscriptionPatterns(options.patterns);
+    this.#counts = new PatternCounts(`__keyspace@${options.db}__:`);
     const { subscriber } = options;
     subscriber.on("close", () => {
       const wasSubscribed = this.#subscribed;
@@ -72,9 +80,10 @@ export class Watcher {
       if (wasSubscribed) options.onLost();
     });
     subscriber.on("ready", () => options.onReady());
-    subscriber.on("pmessageBuffer", (_pattern: Buffer, channel: Buffer, event: Buffer) =>
-      this.#notified(channel, event),
-    );
+    subscriber.on("pmessageBuffer", (pattern: Buffer, channel: Buffer, event: Buffer) => {
+      this.#counts.add(pattern, options.clock.now());
+      this.#notified(channel, event);
+    });
   }
 
   get subscribed(): boolean {
@@ -87,6 +96,11 @@ export class Watcher {
 
   get pollReason(): string | null {
     return this.#pollReason;
+  }
+
+  /** Each key pattern subscribed, with the notifications per second it delivers. */
+  subscriptionRates(): EventReads["subscriptions"] {
+    return this.#counts.rates(this.#subscriptions, this.#options.clock.now());
   }
 
   /**
@@ -159,9 +173,9 @@ export class Watcher {
     return turned;
   }
 
-  /** Subscribes to the lock patterns' and the library's keyspace channels. */
+  /** Subscribes to the lock patterns' and their auxiliary keys' keyspace channels. */
   async #subscribe(): Promise<void> {
-    const { subscriber, clock, signal, db, patterns } = this.#options;
+    const { subscriber, clock, signal, db } = this.#options;
     if (subscriber.status !== "ready") {
       if (subscriber.status === "wait") void subscriber.connect().catch(() => {});
       const timeout = new AbortController();
@@ -173,7 +187,7 @@ export class Watcher {
       }
     }
     const prefix = `__keyspace@${db}__:`;
-    await subscriber.psubscribe(...[...patterns, `${RESERVED_PREFIX}*`].map((p) => prefix + p));
+    await subscriber.psubscribe(...this.#subscriptions.map((pattern) => prefix + pattern));
     this.#subscribed = true;
   }
 
