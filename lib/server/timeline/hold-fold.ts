@@ -39,7 +39,7 @@ export interface Hold {
  * A force-release this console makes. `values`: the values it deleted or replaced (the one the
  * operator saw while its write is under way); null while the write of a force: any (no value read)
  * is under way. Once the write answers, the mark is settled to what it removed, or dropped when it
- * removed nothing (timeline.ts settleForceRelease): a mark never explains another value's end.
+ * removed nothing (force-marks.ts `settle`): a mark never explains another value's end.
  */
 export interface ForceMark {
   readonly by: string;

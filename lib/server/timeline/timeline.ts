@@ -8,12 +8,14 @@ import "server-only";
  * Transitions are folded only while the index is whole; a stretch when it is not is recorded as a
  * gap, never as quiet, and the holds are then re-read from the index without emitting anything
  * (coverage.ts). Partial and conflict episodes (episodes.ts) and brief holds (brief-holds.ts) are
- * counted beside. This file keeps the holds and wires those rules to the index, the history and
- * the listeners; it stays one file of about 300 lines because it is the one place the holds are
- * changed, and every rule it applies lives, tested as a table, in the files named above.
+ * counted beside. This file keeps the holds and wires those rules to the index; it stays one file
+ * (under 300 lines) because it is the one place the holds are changed, and every rule it applies
+ * lives, tested as a table, in the files named above. What is not the fold lives beside it: the
+ * force-release marks it consults (force-marks.ts), and numbering, keeping and handing on what it
+ * emits, with a state store's transitions restored at start (transition-log.ts).
  */
 import type { LockState } from "@/lib/api";
-import { makeTransition, type HistoryHorizon, type Transition } from "@/lib/api/timeline";
+import type { HistoryHorizon, Transition } from "@/lib/api/timeline";
 import type { IndexObserver, Reads } from "../locks/rows/live-index";
 import type { RemovalCause } from "../locks/watch/node-store";
 import { describeLatin1Key } from "../locks/read/key-name";
@@ -21,11 +23,12 @@ import { sessionOfValue } from "../locks/read/ownership";
 import { standingOf, waitersOf } from "../locks/rows/quorum";
 import { Coverage } from "./coverage";
 import { Episodes } from "./episodes";
-import { History } from "./history";
 import { BriefHolds } from "./brief-holds";
-import { extendedTo, lossCause, majorityHold, type ForceMark, type Hold } from "./hold-fold";
+import { ForceMarks } from "./force-marks";
+import { extendedTo, lossCause, majorityHold, type Hold } from "./hold-fold";
 import { endOf, extendedOf, startOf, type Ended, type ExpiredHold } from "./hold-transitions";
 import { SessionChecks, type SessionReader, type TransitionFields } from "./session-checks";
+import { TransitionLog, type TransitionListener } from "./transition-log";
 import { evictedHoldWords } from "./wording";
 
 /** What the timeline needs of the live index. */
@@ -58,47 +61,37 @@ export interface TimelineOptions {
   readonly maxSessionChecks?: number;
 }
 
-/** A force-release mark is matched to a disappearing value within this long. */
-const FORCE_MARK_TTL_MS = 30_000;
 /** A hold that ran out is remembered this long, to flag the next holder as a possible overlap. */
 const EXPIRED_MEMORY_MS = 60 * 60_000;
 const PRUNE_INTERVAL_MS = 60_000;
 
-type Listener = (transition: Transition) => void;
-
 export class Timeline implements IndexObserver {
   readonly #index: IndexView;
   readonly #options: TimelineOptions;
-  readonly #history: History;
+  readonly #log: TransitionLog;
   readonly #holds = new Map<string, Hold>();
   readonly #episodes = new Episodes();
   readonly #expired = new Map<string, ExpiredHold>();
-  readonly #forceMarks = new Map<string, ForceMark>();
-  readonly #listeners = new Set<Listener>();
+  readonly #forceMarks = new ForceMarks();
   readonly #brief = new BriefHolds();
   readonly #coverage = new Coverage();
   readonly #checks: SessionChecks;
-  /** Ids from this process's start time × 1000: above any id of an earlier run (see transitionSchema.id). */
-  #nextId = Date.now() * 1_000;
-  /** Transitions folded in this process (restored ones not counted). */
-  #emitted = 0;
   #lastPruneMs = 0;
 
   constructor(index: IndexView, options: TimelineOptions) {
     this.#index = index;
     this.#options = options;
-    this.#history = new History(options.capacity);
+    this.#log = new TransitionLog(options.capacity, options.onTransition);
     this.#checks = new SessionChecks(
       options.readSession,
-      (fields) => this.#publish(fields),
+      (fields) => this.#log.publish(fields),
       options.maxSessionChecks,
     );
   }
 
   /** Subscribes to every new transition; returns the unsubscribe. */
-  subscribe(listener: Listener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+  subscribe(listener: TransitionListener): () => void {
+    return this.#log.subscribe(listener);
   }
 
   /** Newest first. */
@@ -107,39 +100,30 @@ export class Timeline implements IndexObserver {
     keep: (transition: Transition) => boolean = () => true,
     afterId?: number,
   ): Transition[] {
-    return this.#history.newest(limit, keep, afterId);
+    return this.#log.history.newest(limit, keep, afterId);
   }
 
   activity(resource: string, nowMs: number) {
-    return this.#history.activity(resource, nowMs);
+    return this.#log.history.activity(resource, nowMs);
   }
 
   horizon(): HistoryHorizon {
     const { durable = false } = this.#options;
     const sampled = this.#index.sampled?.() ?? [];
     return this.#coverage.horizon(
-      this.#history,
+      this.#log.history,
       typeof durable === "function" ? durable() : durable,
       sampled,
     );
   }
 
   /**
-   * Transitions loaded from a durable store, oldest first: kept as history with their ids (a client
-   * resuming after one of them gets what followed it; an id out of order is renumbered after the
-   * one before), with a gap from the store's last one to now — the console was not watching then.
+   * Transitions loaded from a durable store, oldest first, kept as history with their ids
+   * (transition-log.ts), with a gap from the store's as-of time (its last transition's without
+   * one) to now: the console was not watching then.
    */
   restore(stored: readonly Transition[], storeAsOfMs: number | null, nowMs = Date.now()): void {
-    let previous = 0;
-    for (const transition of stored) {
-      const kept =
-        Number.isSafeInteger(transition.id) &&
-        transition.id > previous &&
-        transition.id < this.#nextId;
-      previous = kept ? transition.id : previous + 1;
-      this.#history.push({ ...transition, id: previous });
-    }
-    this.#nextId = Math.max(this.#nextId, previous + 1);
+    this.#log.restore(stored);
     const first = stored[0];
     this.#coverage.restored(
       first ? first.at : null,
@@ -147,10 +131,7 @@ export class Timeline implements IndexObserver {
     );
   }
 
-  /**
-   * A force-release by `by` is about to delete or tombstone `resource` (this console's action):
-   * of `value`, or (null: force: any) of whatever a node holds while the write is under way.
-   */
+  /** This console's force-release is about to write `resource` (force-marks.ts `mark`). */
   markForceRelease(
     resource: string,
     by: string,
@@ -158,20 +139,12 @@ export class Timeline implements IndexObserver {
     value: string | null,
     auditId: string | null = null,
   ): void {
-    const values = value === null ? null : [value];
-    this.#forceMarks.set(resource, { by, reason, atMs: Date.now(), values, auditId });
+    this.#forceMarks.mark(resource, by, reason, value, auditId, Date.now());
   }
 
-  /**
-   * The force-release of `resource` answered: it removed `values` (deleted or replaced by its
-   * tombstone). The mark then explains the end of those values only, and is dropped when it removed
-   * nothing: a force-release of an absent key never claims a later, unrelated hold (issue 32 row 11).
-   */
+  /** The force-release of `resource` answered: it removed `values` (force-marks.ts `settle`). */
   settleForceRelease(resource: string, values: readonly string[]): void {
-    const mark = this.#forceMarks.get(resource);
-    if (!mark) return;
-    if (values.length === 0) this.#forceMarks.delete(resource);
-    else this.#forceMarks.set(resource, { ...mark, values: [...new Set(values)] });
+    this.#forceMarks.settle(resource, values);
   }
 
   /** Node `nodeIndex` changed for `key` (its removal `cause` when it lost the key); `reads` and `state` are after it. */
@@ -204,7 +177,7 @@ export class Timeline implements IndexObserver {
 
   /** A node is relisted after a gap: what changed there since `sinceMs` is unknown until it ends. */
   gap(sinceMs: number): void {
-    this.#coverage.gap(sinceMs, this.#emitted > 0);
+    this.#coverage.gap(sinceMs, this.#log.publishedAny);
   }
 
   /**
@@ -227,18 +200,17 @@ export class Timeline implements IndexObserver {
     }
     this.#options.onComplete?.(nowMs);
     for (const [key, holds] of this.#brief.close(nowMs, this.#index.quorumSize)) {
-      this.#history.countBriefHolds(displayName(key), nowMs, holds);
+      this.#log.history.countBriefHolds(displayName(key), nowMs, holds);
       this.#options.onBriefHolds?.(holds);
     }
     for (const [key, episode] of this.#episodes.due(nowMs))
       this.#emit({ kind: episode.kind, resource: key, at: nowMs, since: episode.sinceMs });
     if (nowMs - this.#lastPruneMs >= PRUNE_INTERVAL_MS) {
       this.#lastPruneMs = nowMs;
-      this.#history.pruneActivity(nowMs);
+      this.#log.history.pruneActivity(nowMs);
       for (const [key, expired] of this.#expired)
         if (nowMs - expired.at > EXPIRED_MEMORY_MS) this.#expired.delete(key);
-      for (const [key, mark] of this.#forceMarks)
-        if (nowMs - mark.atMs > FORCE_MARK_TTL_MS) this.#forceMarks.delete(key);
+      this.#forceMarks.prune(nowMs);
     }
   }
 
@@ -298,7 +270,7 @@ export class Timeline implements IndexObserver {
   #end(key: string, hold: Hold, reads: Reads, nowMs: number): Ended {
     this.#holds.delete(key);
     const ended = endOf(key, hold, this.#forceMarks.get(key), reads, nowMs);
-    if (ended.markUsed) this.#forceMarks.delete(key);
+    if (ended.markUsed) this.#forceMarks.spend(key);
     const evictedOn = this.#index.nodeIds.filter((_, node) => hold.causes[node] === "evicted");
     const kind = ended.fields.kind;
     // Ran out or evicted, not released: its holder may still act, so the next holder is flagged.
@@ -325,20 +297,6 @@ export class Timeline implements IndexObserver {
       fields = { ...fields, nodeIds: this.#index.nodeIds.filter((_, index) => reads[index]) };
     }
     this.#checks.emit(fields.resource, fields);
-  }
-
-  #publish(fields: TransitionFields): void {
-    const named = describeLatin1Key(fields.resource);
-    const transition = makeTransition({
-      ...fields,
-      id: this.#nextId++,
-      resource: named.resource,
-      resourceBase64: named.resourceBase64 ?? null,
-    });
-    this.#emitted += 1;
-    this.#history.push(transition);
-    this.#options.onTransition?.(transition);
-    for (const listener of this.#listeners) listener(transition);
   }
 }
 
