@@ -29,7 +29,7 @@ export function KeyspaceEventsAction({ node }: { node: NodeInfo }) {
     </button>
   );
   return (
-    <div data-testid="keyspace-events-action">
+    <div className="keyspace-events-action" data-testid="keyspace-events-action">
       {polled && <p className="muted">{keyspaceEventsCost(node.id, node.writeRate)}</p>}
       {polled && offer}
       {open && <KeyspaceEventsDialog node={node} onClose={() => setOpen(false)} />}
