@@ -210,6 +210,21 @@ export const clusterInfoSchema = z.object({
 });
 export type ClusterInfo = z.infer<typeof clusterInfoSchema>;
 
+/**
+ * A master's write rate between the last two node reports, from the INFO they read anyway: what
+ * turning keyspace events on would make it publish (one notification per key written, two for a
+ * write that sets a TTL, one per expiry or eviction).
+ */
+export const writeRateSchema = z.object({
+  /** Keys written per second (Redis' dirty counter, `rdb_changes_since_last_save`). */
+  keyWritesPerS: z.number().int().nonnegative(),
+  /** Keys expired or evicted per second (`expired_keys` + `evicted_keys`). */
+  expiriesPerS: z.number().int().nonnegative(),
+  /** The window the rates were measured over: the time between the two reports. */
+  measuredOverMs: z.number().positive(),
+});
+export type WriteRate = z.infer<typeof writeRateSchema>;
+
 export const nodeInfoSchema = z.object({
   id: nodeIdSchema,
   /** `host:port`; a cluster node: its seed's. */
@@ -241,6 +256,11 @@ export const nodeInfoSchema = z.object({
   warnings: z.array(nodeWarningSchema),
   /** How the live index follows this node. */
   index: nodeIndexSchema,
+  /**
+   * A single server's write rate between the last two reports; null before the second report, across
+   * a restart or a save, for a cluster node, or when down.
+   */
+  writeRate: writeRateSchema.nullable().optional(),
 });
 export type NodeInfo = z.infer<typeof nodeInfoSchema>;
 
@@ -265,8 +285,12 @@ export const healthResponseSchema = z.object({
 });
 export type HealthResponse = z.infer<typeof healthResponseSchema>;
 
-/** `POST /api/nodes/{id}/keyspace-events`: an empty JSON object (the node is in the path). */
-export const keyspaceEventsRequestSchema = z.object({}).strict();
+/**
+ * `POST /api/nodes/{id}/keyspace-events` (the node is in the path): `{}` turns the events on;
+ * `{ "preview": true }` only reads the node's flags and answers the command it would run.
+ */
+export const keyspaceEventsRequestSchema = z.object({ preview: z.boolean().optional() }).strict();
+export type KeyspaceEventsRequest = z.infer<typeof keyspaceEventsRequestSchema>;
 
 /** A node id as it appears in a path: what REDLOCK_NODES entries are named (`node-3`). */
 export const nodePathIdSchema = z
@@ -276,11 +300,12 @@ export const nodePathIdSchema = z
 /**
  * What turning on a node's keyspace events did: `enabled` (only the flags it lacked were added:
  * `from` → `to`), `already` (it had them all), or `refused` (CONFIG SET was not allowed: `command`
- * is what to run on the node instead, `error` what the node said).
+ * is what to run on the node instead, `error` what the node said). A preview answers `preview`:
+ * `from` (the flags now), `to` and `command` (the CONFIG SET it would run), changing nothing.
  */
 export const keyspaceEventsResponseSchema = z.object({
   nodeId: nodeIdSchema,
-  outcome: z.enum(["enabled", "already", "refused"]),
+  outcome: z.enum(["preview", "enabled", "already", "refused"]),
   from: z.string().nullable(),
   to: z.string().nullable(),
   command: z.string().nullable(),

@@ -14,6 +14,7 @@ import { createReadLimiter } from "./auth/rate-limit";
 import { createRevocations, type Revocations } from "./auth/revocations";
 import type { ConsoleConfig } from "./config";
 import { readNodes } from "./health/health";
+import { createWriteRateMeter } from "./health/write-rate";
 import { createLatencyHistory, PROBE_PREFIX, type LatencyHistory } from "./latency/latency-history";
 import { createProbe, type Probe } from "./latency/probe";
 import { logger } from "./logger";
@@ -157,8 +158,9 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     maxAgeMs: config.snapshotMaxAgeMs,
     deadlineMs: nodeDeadlineMs,
   });
+  const writeRates = createWriteRateMeter();
   const nodeReport = singleFlight(async () => {
-    const report = await readNodes(nodes, redlock, config, nodeDeadlineMs, index);
+    const report = await readNodes(nodes, redlock, config, nodeDeadlineMs, index, writeRates);
     metrics.recordNodes(report);
     return report;
   }, config.snapshotMaxAgeMs);

@@ -90,6 +90,29 @@ describe("POST /api/nodes/{id}/keyspace-events", () => {
     await vi.waitFor(() => expect(console.ctx.index.row(resource, Date.now())?.state).toBe("held"));
   });
 
+  it("previews the exact CONFIG SET it would run (only the missing flags) and changes nothing", async () => {
+    await admin.config("SET", "notify-keyspace-events", "Ex");
+    tc = startTestConsole(masters().urls);
+    const newestAudit = async () => (await tc!.ctx.audit.read(1)).entries[0]?.id ?? null;
+    const auditedBefore = await newestAudit();
+    expect((await turnOn("node-1", { body: { preview: true }, token: null })).status).toBe(401);
+    const response = await turnOn("node-1", { body: { preview: true } });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      outcome: "preview",
+      from: "xE",
+      to: "xEKg$hze",
+      command: 'CONFIG SET notify-keyspace-events "xEKg$hze"',
+    });
+    expect(await flags()).toBe("xE");
+    expect(await newestAudit()).toBe(auditedBefore); // nothing done, nothing audited
+    await admin.config("SET", "notify-keyspace-events", "AKE");
+    expect((await turnOn("node-1", { body: { preview: true } })).body).toMatchObject({
+      outcome: "already",
+      command: null,
+    });
+  });
+
   it("answers the exact command to run when the node refuses CONFIG SET (ACL)", async () => {
     tc = startTestConsole([restrictedUrl()]);
     await tc.sync();

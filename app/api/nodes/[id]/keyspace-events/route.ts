@@ -1,6 +1,9 @@
 import { keyspaceEventsRequestSchema, nodePathIdSchema } from "@/lib/api";
 import { actorOf } from "@/lib/server/actions/audited";
-import { turnOnKeyspaceEventsAudited } from "@/lib/server/actions/keyspace-events";
+import {
+  previewKeyspaceEvents,
+  turnOnKeyspaceEventsAudited,
+} from "@/lib/server/actions/keyspace-events";
 import { jsonResponse } from "@/lib/server/errors";
 import { parseWith, readJsonBody } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
@@ -18,11 +21,15 @@ function nodeIdOf(request: Request): string {
   }
 }
 
-/** Admin: CONFIG SET the keyspace-event flags the node lacks (or the command to run); audited. */
+/**
+ * Admin: CONFIG SET the keyspace-event flags the node lacks (or the command to run); audited. With
+ * `preview: true`, only what it would run (admin too: it reads the node's configuration).
+ */
 export const POST = route(async (request, ctx) => {
   const principal = await ctx.guard.requireAdmin(request);
-  await readJsonBody(request, keyspaceEventsRequestSchema);
+  const body = await readJsonBody(request, keyspaceEventsRequestSchema);
   const nodeId = parseWith(nodePathIdSchema, nodeIdOf(request), "node id");
+  if (body.preview) return jsonResponse(await previewKeyspaceEvents(ctx, nodeId));
   return jsonResponse(
     await turnOnKeyspaceEventsAudited(ctx, actorOf(ctx, request, principal), nodeId),
   );
