@@ -5,6 +5,7 @@
  * with it before spawning Next.js; the module holds no secret itself, it only reads process.env.
  */
 import { z } from "zod";
+import { waitObjectivesVar, type WaitObjective } from "./wait-objectives-config";
 
 const booleanVar = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off", ""], {
@@ -147,6 +148,7 @@ const envSchema = z.object({
     )
     .default("127.0.0.1"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  CONSOLE_WAIT_OBJECTIVES: waitObjectivesVar.default([]),
 });
 
 export interface ConsoleConfig {
@@ -204,6 +206,8 @@ export interface ConsoleConfig {
    */
   readonly host: string;
   readonly logLevel: string;
+  /** Wait-time objectives (CONSOLE_WAIT_OBJECTIVES, wait-objectives-config.ts); [] when none. */
+  readonly waitObjectives: readonly WaitObjective[];
 }
 
 export class ConfigError extends Error {
@@ -262,6 +266,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     readLimitPerS: vars.CONSOLE_READ_LIMIT_PER_S,
     host: vars.CONSOLE_HOST,
     logLevel: vars.LOG_LEVEL,
+    waitObjectives: vars.CONSOLE_WAIT_OBJECTIVES,
   };
 }
 

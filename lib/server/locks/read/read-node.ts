@@ -18,6 +18,7 @@ import {
   parseWaitersReply,
   READ_LOCK_LUA,
 } from "./ownership";
+import { parseWaiterList } from "./waiter-list";
 
 /**
  * A Redisson lock hash has one field per holder (a read lock: one per reader, plus "mode"); an
@@ -102,8 +103,9 @@ export async function readLockKeys(
  */
 export function toKeyState(reply: unknown): NodeKeyState | null {
   if (!Array.isArray(reply) || typeof reply[0] !== "number" || reply[0] === -2) return null;
-  const [pttlMs, body, owner, waiting, oldest] = reply as [number, unknown, ...unknown[]];
+  const [pttlMs, body, owner, waiting, oldest, listed] = reply as [number, unknown, ...unknown[]];
   const waiters = parseWaitersReply(waiting, oldest);
+  const waiterList = parseWaiterList(listed);
   if (typeof body === "string") {
     // Issue 32 row 8: a value of no recognised lock format is no lock (skipped, never served).
     const format = stringLockFormat(body, pttlMs);
@@ -115,6 +117,7 @@ export function toKeyState(reply: unknown): NodeKeyState | null {
       holdCount: null,
       owner: ownerOfValue(body) ?? parseOwnerReply(owner),
       waiters,
+      ...(waiterList && { waiterList }),
     };
   }
   if (!Array.isArray(body)) return null;
@@ -128,5 +131,7 @@ export function toKeyState(reply: unknown): NodeKeyState | null {
     !holder.value.split(",").every((field) => REDISSON_UUID_FIELD.test(field))
   )
     return null; // without a TTL only Redisson's own <uuid>:<thread> holders make a hash a lock
-  return holder ? { ...holder, pttlMs, format: "redisson-hash", waiters } : null;
+  return holder
+    ? { ...holder, pttlMs, format: "redisson-hash", waiters, ...(waiterList && { waiterList }) }
+    : null;
 }

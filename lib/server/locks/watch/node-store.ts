@@ -5,6 +5,7 @@
  */
 import type { LockFormat, OwnerInfo, WaitersSummary } from "@/lib/api";
 import type { NodeKeyState } from "../read/key-state";
+import type { WaiterRef } from "../read/waiter-list";
 
 /**
  * What a node holds under a key, with its expiry as an instant on the console's clock. Compact, as
@@ -26,6 +27,8 @@ export class IndexedState {
     readonly waiters: WaitersSummary | null,
     /** The listing generation that last saw the key: older ones are swept when a listing ends. */
     public generation: number,
+    /** Live waiter entries, each whole (the wait-for graph, contention/); null when none. */
+    readonly waiterList?: readonly WaiterRef[] | null,
   ) {}
 }
 
@@ -108,6 +111,7 @@ export class NodeStore {
       read.owner?.acquiredAt ?? null,
       read.waiters && read.waiters.count > 0 ? read.waiters : null,
       this.#generation,
+      read.waiterList ?? null,
     );
     // A key's bucket only moves later while it is held (extensions): an earlier entry just finds it alive.
     if (expiresAtMs >= 0 && expiresAtMs !== known?.expiresAtMs)
