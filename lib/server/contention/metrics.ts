@@ -54,6 +54,12 @@ export function defineContentionMetrics(registry: Registry, maxServices: number)
       labelNames: ["objective", "outcome"],
       registers,
     }),
+    objectiveTarget: new Gauge({
+      name: "redlock_console_wait_objective_target",
+      help: "The share of waits each wait-time objective wants within its threshold (e.g. 0.99): the burn-rate alerts divide by 1 minus it.",
+      labelNames: ["objective"],
+      registers,
+    }),
     burnRate: new Gauge({
       name: "redlock_console_wait_objective_burn_rate",
       help: "Error-budget burn rate of each wait-time objective over 1h and 6h (1: spends the budget exactly over its window).",

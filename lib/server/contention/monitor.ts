@@ -58,6 +58,8 @@ export function createContention(options: ContentionOptions): Contention {
   const objectives = new ObjectiveTracker(options.config.waitObjectives, (name, good) =>
     metric.objectiveWaits.inc({ objective: name, outcome: good ? "good" : "bad" }),
   );
+  for (const objective of options.config.waitObjectives)
+    metric.objectiveTarget.set({ objective: objective.name }, objective.target);
   const tracker = new WaitTracker({
     ended: (ended) => {
       const completed = stats.record(ended);
