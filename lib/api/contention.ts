@@ -72,3 +72,63 @@ export const contentionResponseSchema = z.object({
   partial: z.boolean(),
 });
 export type ContentionResponse = z.infer<typeof contentionResponseSchema>;
+
+/** Services charted separately at most (by number of waits); the rest add up under "other". */
+export const MAX_SERVICES_CHARTED = 8;
+/** Locks listed at most in `locks` (by number of waits). */
+export const MAX_WAIT_LOCKS_LISTED = 20;
+/** Top blockers listed at most. */
+export const MAX_TOP_BLOCKERS = 10;
+
+/** p50/p99 of completed waits, ms (null when none). */
+const waitFiguresSchema = z.object({
+  count: z.number().int().nonnegative(),
+  p50Ms: z.number().nullable(),
+  p99Ms: z.number().nullable(),
+});
+
+export const waitSeriesPointSchema = waitFiguresSchema.extend({
+  /** The minute's start (console clock, epoch ms). */
+  minute: epochMsSchema,
+  /** The contender's owner `service` label. */
+  service: z.string(),
+});
+export type WaitSeriesPoint = z.infer<typeof waitSeriesPointSchema>;
+
+export const topBlockerSchema = z.object({
+  /** A session id, `holder:<resource>` (a holder without a session) or `other` (past the bound). */
+  id: z.string(),
+  labels: z.record(z.string(), z.string()),
+  locks: z.array(z.string()),
+  /** Wait it made others spend in the last hour, summed over waiters, ms. */
+  waitCausedMs: z.number().nonnegative(),
+});
+export type TopBlocker = z.infer<typeof topBlockerSchema>;
+
+export const waitObjectiveStatusSchema = z.object({
+  name: z.string(),
+  match: z.string().optional(),
+  service: z.string().optional(),
+  thresholdMs: z.number(),
+  target: z.number(),
+  windowDays: z.number(),
+  /** Covered waits that ended in the last hour, and how many of them exceeded thresholdMs. */
+  waits1h: z.number().int().nonnegative(),
+  bad1h: z.number().int().nonnegative(),
+  /** (bad share) / (1 − target) over each window; null without a covered wait. */
+  burnRate: z.object({ "1h": z.number().nullable(), "6h": z.number().nullable() }),
+});
+export type WaitObjectiveStatus = z.infer<typeof waitObjectiveStatusSchema>;
+
+export const waitsResponseSchema = z.object({
+  serverTime: epochMsSchema,
+  /** What the figures cover: completed waits that ended in the last hour (acquired, gave up, session gone). */
+  windowMs: z.number().int(),
+  /** Per minute and service (MAX_SERVICES_CHARTED, then "other"). */
+  series: z.array(waitSeriesPointSchema),
+  services: z.array(waitFiguresSchema.extend({ service: z.string() })),
+  locks: z.array(waitFiguresSchema.extend({ resource: z.string(), maxMs: z.number() })),
+  topBlockers: z.array(topBlockerSchema),
+  objectives: z.array(waitObjectiveStatusSchema),
+});
+export type WaitsResponse = z.infer<typeof waitsResponseSchema>;

@@ -15,10 +15,22 @@ export const waitObjectiveSchema = z
     match: z.string().min(1).max(256).optional(),
     /** The contender's owner `service` label; absent: every service. */
     service: z.string().min(1).max(128).optional(),
-    thresholdMs: z.number().int().min(1).max(86_400_000),
+    thresholdMs: z
+      .number()
+      .int("thresholdMs: whole ms")
+      .min(1, "thresholdMs: at least 1")
+      .max(86_400_000, "thresholdMs: at most a day"),
     /** The share of waits that must end within thresholdMs, e.g. 0.99. */
-    target: z.number().gt(0).lt(1),
-    windowDays: z.number().int().min(1).max(90).default(30),
+    target: z
+      .number()
+      .gt(0, "target: above 0")
+      .lt(1, "target: below 1, e.g. 0.99 (1 leaves no error budget)"),
+    windowDays: z
+      .number()
+      .int("windowDays: whole days")
+      .min(1, "windowDays: 1 to 90")
+      .max(90, "windowDays: 1 to 90")
+      .default(30),
   })
   .strict();
 export type WaitObjective = z.infer<typeof waitObjectiveSchema>;

@@ -19,6 +19,7 @@ import { Episodes } from "./episodes";
 import { buildGraph, participantOf, type WaitGraph } from "./graph";
 import { defineContentionMetrics } from "./metrics";
 import { ObjectiveTracker } from "./objectives";
+import { PROBED_PER_TICK, probeWaiters } from "./probe-waiters";
 import { findPaths, type Paths } from "./paths";
 import { serviceOfLabels, WaitStats } from "./wait-stats";
 import { WaitTracker } from "./wait-tracker";
@@ -139,7 +140,22 @@ export function createContention(options: ContentionOptions): Contention {
     });
   };
 
-  const ticker = setInterval(() => tick(), TICK_MS);
+  let probing = false;
+  const probeAbsent = async () => {
+    for (const key of tracker.absentKeys(PROBED_PER_TICK)) {
+      const listed = await probeWaiters(nodes, key, options.deadlineMs);
+      if (listed) tracker.probed(key, listed, Date.now());
+    }
+  };
+
+  const ticker = setInterval(() => {
+    tick();
+    if (probing) return;
+    probing = true;
+    probeAbsent()
+      .catch((error: unknown) => logger.warn({ error: String(error) }, "contention: probe failed"))
+      .finally(() => (probing = false));
+  }, TICK_MS);
   ticker.unref();
   let checking = false;
   const liveness = setInterval(() => {

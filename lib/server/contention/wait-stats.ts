@@ -40,6 +40,7 @@ export interface TopBlocker {
 export const COUNTED_OUTCOMES: ReadonlySet<string> = new Set([
   "acquired",
   "gave-up",
+  "ended",
   "session-gone",
 ]);
 

@@ -14,7 +14,12 @@ import type { Reads } from "../locks/rows/live-index";
 import { leadingValue } from "../locks/rows/quorum";
 import type { WaitedLock } from "./graph";
 
-export type WaitOutcome = "acquired" | "gave-up" | "session-gone" | "lapsed" | "unobserved";
+/**
+ * `ended`: its entry left while the lock showed free (a short critical section: the contender
+ * acquired and released between two reads), so whether it acquired or gave up is not known.
+ */
+export type WaitOutcome =
+  "acquired" | "gave-up" | "ended" | "session-gone" | "lapsed" | "unobserved";
 
 export interface LiveWait {
   /** Participant id: the session, or `waiter:<entry id>` without one. */
@@ -102,16 +107,20 @@ export class WaitTracker {
     lock ??= this.#track(key);
     const leading = leadingValue(reads, (read) => read.expiresAtMs);
     if (!leading) {
-      // The waiters list is only read with its lock: unknown until it shows again.
+      // The waiters list is only read with its lock: unknown until it shows again. The holder
+      // that just let go is charged up to now.
+      if (lock.absentSinceMs === null) this.#charge(lock, nowMs);
       lock.absentSinceMs ??= nowMs;
       return;
     }
     this.#charge(lock, nowMs);
-    lock.absentSinceMs = null;
+    // Taken by someone else since the last read: a waiter that left may have held it in between.
+    const changed = lock.holder?.value !== leading.value || lock.absentSinceMs !== null;
     if (lock.holder?.value !== leading.value) {
       lock.holder = holderOf(leading.value, lock.resource);
       this.#version += 1;
     }
+    lock.absentSinceMs = null;
     const holder = lock.holder;
     for (const [entryId, wait] of lock.waits) {
       const still = listed.get(entryId);
@@ -121,7 +130,11 @@ export class WaitTracker {
           lock,
           wait,
           nowMs,
-          wait.session !== null && wait.session === holder.id ? "acquired" : "gave-up",
+          wait.session !== null && wait.session === holder.id
+            ? "acquired"
+            : changed
+              ? "ended"
+              : "gave-up",
         );
     }
     for (const [entryId, ref] of listed)
@@ -137,6 +150,32 @@ export class WaitTracker {
           chargedUntilMs: ref.sinceMs,
         });
       }
+    if (lock.waits.size === 0) this.#locks.delete(key);
+  }
+
+  /** Locks no node shows while waits on them are live (their waiters lists are probed), at most `limit`. */
+  absentKeys(limit: number): string[] {
+    const keys: string[] = [];
+    for (const [key, lock] of this.#locks) {
+      if (keys.length >= limit) break;
+      if (lock.absentSinceMs !== null) keys.push(key);
+    }
+    return keys;
+  }
+
+  /**
+   * The waiters list of a lock that shows free, read at `nowMs` (the union over the nodes that
+   * answered): the waits no longer listed ended then, without a holder to tell how.
+   */
+  probed(key: string, listed: ReadonlyMap<string, WaiterRef>, nowMs: number): void {
+    const lock = this.#locks.get(key);
+    if (!lock || lock.absentSinceMs === null) return;
+    lock.absentSinceMs = nowMs;
+    for (const wait of lock.waits.values()) {
+      const still = listed.get(wait.entryId);
+      if (still) wait.expiresAtMs = still.expiresAtMs;
+      else this.#end(lock, wait, nowMs, "ended");
+    }
     if (lock.waits.size === 0) this.#locks.delete(key);
   }
 
