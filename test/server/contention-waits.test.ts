@@ -151,3 +151,38 @@ describe("wait-time objectives", () => {
     );
   });
 });
+
+describe("a dead contender", () => {
+  it("stops waiting when its session is proven gone, not when its entry lapses 30 s later", async () => {
+    // "Gone" needs nodes up longer than the session window (60 heartbeats of 200 ms: 12 s).
+    const uptimeS = async () =>
+      Number(
+        /uptime_in_seconds:(\d+)/.exec(await tc.ctx.registry.nodes[0]!.client.info("server"))![1],
+      );
+    while ((await uptimeS()) < 13) await sleep(500);
+    const [holder, doomed] = await Promise.all([contender("holder"), contender("doomed")]);
+    const resource = `${tc.prefix}ledger:1`;
+    await holder.hold(resource);
+    void doomed.wait(resource).catch(() => undefined);
+    await sleep(3_500); // older than the 3 s below which a wait is not asked about
+    const killedAt = Date.now();
+    doomed.kill();
+    await expect
+      .poll(
+        () =>
+          tc.ctx.contention.stats
+            .waits(Date.now())
+            .find((wait) => wait.participant === doomed.sessionId)?.outcome,
+        { timeout: 6_000 },
+      )
+      .toBe("session-gone");
+    const wait = tc.ctx.contention.stats
+      .waits(Date.now())
+      .find((w) => w.participant === doomed.sessionId)!;
+    // Ended at its last heartbeat: before the kill, within a few heartbeats of it.
+    expect(wait.endMs).toBeLessThanOrEqual(killedAt + 50);
+    expect(killedAt - wait.endMs).toBeLessThan(1_000);
+    tc.ctx.contention.tick();
+    expect(tc.ctx.contention.graph().waits).toBe(0); // no longer shown as waiting
+  });
+});
