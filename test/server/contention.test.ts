@@ -6,6 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as contention from "@/app/api/contention/route";
+import * as revoke from "@/app/api/locks/revoke/route";
 import type { ContentionResponse } from "@/lib/api";
 import { sleep, usePrivateMasters } from "../masters";
 import { forkContender, type Contender } from "./fixtures/fork-contender";
@@ -93,9 +94,11 @@ describe("deadlock cycles", () => {
     // The cycle forms once q's entry is written (after its first failed attempt): measured from
     // before q is even asked, so the figure is an upper bound of the detection latency.
     void q.wait(x).catch(() => undefined);
-    const { graph, afterMs } = await graphWhen((body) => body.cycles.length > 0);
+    const ours = (body: ContentionResponse) =>
+      body.cycles.find((found) => found.sessions.includes(p.sessionId));
+    const { graph, afterMs } = await graphWhen((body) => ours(body) !== undefined);
     expect(afterMs).toBeLessThan(1_000);
-    const [cycle] = graph.cycles;
+    const cycle = ours(graph);
     expect(new Set(cycle!.sessions)).toEqual(new Set([p.sessionId, q.sessionId]));
     expect(new Set(cycle!.resources)).toEqual(new Set([x, y]));
     // sessions[i] waits for resources[i], held by the next session.
@@ -103,5 +106,27 @@ describe("deadlock cycles", () => {
     expect(waiterOfX).toBe(q.sessionId);
     expect(graph.cycleEpisodesTotal).toBeGreaterThanOrEqual(1);
     console.info(`deadlock detected ${Math.round(afterMs)} ms after the second wait was asked for`);
+  });
+
+  it("revoking one member from the cycle breaks it: that member's wait is cancelled, it lets go, the other acquires", async () => {
+    const [p, q] = await Promise.all([contender("payments"), contender("stock")]);
+    const x = `${tc.prefix}rx`;
+    const y = `${tc.prefix}ry`;
+    const [valueOfX] = await Promise.all([p.hold(x), q.hold(y)]);
+    const pWaits = p.wait(y);
+    const qWaits = q.wait(x);
+    for (const waiting of [pWaits, qWaits]) waiting.catch(() => undefined); // if the test fails first
+    const { graph } = await graphWhen((body) =>
+      body.cycles.some((cycle) => cycle.sessions.includes(p.sessionId)),
+    );
+    const hold = graph.participants[p.sessionId]!.holds.find((held) => held.resource === x)!;
+    expect(hold.value).toBe(valueOfX);
+    const asked = await call(revoke.POST, "/api/locks/revoke", {
+      body: { resource: x, expectedValue: hold.value, reason: "break the deadlock" },
+    });
+    expect(asked.status).toBe(202);
+    expect((await pWaits).type).toBe("gave-up");
+    expect((await qWaits).type).toBe("acquired");
+    await graphWhen((body) => !body.cycles.some((cycle) => cycle.sessions.includes(p.sessionId)));
   });
 });
