@@ -23,19 +23,20 @@ export function useContention() {
   return useQuery({ ...contentionQueryOptions(), enabled: useCanRead() });
 }
 
-/** Wait times of the last hour, top blockers and objectives. */
-export function fetchWaits(signal?: AbortSignal): Promise<WaitsResponse> {
-  return apiFetch<WaitsResponse>("/api/contention/waits", { signal });
+/** Wait times of the last hour (the series of `resource` only, when given), top blockers, objectives. */
+export function fetchWaits(resource: string | null, signal?: AbortSignal): Promise<WaitsResponse> {
+  const query = resource === null ? "" : `?resource=${encodeURIComponent(resource)}`;
+  return apiFetch<WaitsResponse>(`/api/contention/waits${query}`, { signal });
 }
 
-export function waitsQueryOptions() {
+export function waitsQueryOptions(resource: string | null) {
   return queryOptions({
-    queryKey: ["contention-waits"],
-    queryFn: ({ signal }) => fetchWaits(signal),
+    queryKey: ["contention-waits", resource],
+    queryFn: ({ signal }) => fetchWaits(resource, signal),
     refetchInterval: 5_000,
   });
 }
 
-export function useWaits() {
-  return useQuery({ ...waitsQueryOptions(), enabled: useCanRead() });
+export function useWaits(resource: string | null) {
+  return useQuery({ ...waitsQueryOptions(resource), enabled: useCanRead() });
 }

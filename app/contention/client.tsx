@@ -1,5 +1,6 @@
 "use client";
 
+import { useState } from "react";
 import { chainSentence } from "@/components/contention/describe";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { formatDurationMs } from "@/components/ui/format";
@@ -50,7 +51,8 @@ function Chains({ graph }: { graph: ContentionResponse }) {
 /** Who blocks whom now (chains, cycles), and the last hour's wait times, blockers and objectives. */
 export function ContentionClient() {
   const graph = useContention();
-  const waits = useWaits();
+  const [chartedLock, setChartedLock] = useState<string | null>(null);
+  const waits = useWaits(chartedLock);
   return (
     <div className="stack">
       <h1>Contention</h1>
@@ -86,8 +88,26 @@ export function ContentionClient() {
       <section aria-labelledby="wait-times-heading" className="stack">
         <h2 id="wait-times-heading">Wait times, last hour</h2>
         {waits.error && <ErrorNotice error={waits.error} title="Wait times are unavailable" />}
+        {waits.data && (
+          <label>
+            Chart the waits of{" "}
+            <select
+              value={chartedLock ?? ""}
+              onChange={(event) => setChartedLock(event.target.value || null)}
+            >
+              <option value="">every lock</option>
+              {waits.data.locks.map((lock) => (
+                <option key={lock.resource} value={lock.resource}>
+                  {lock.resource}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         {waits.data && waits.data.series.length === 0 && (
-          <p className="muted">No wait ended in the last hour.</p>
+          <p className="muted">
+            No wait {chartedLock === null ? "" : `on ${chartedLock} `}ended in the last hour.
+          </p>
         )}
         {waits.data && waits.data.series.length > 0 && (
           <ChartLineWaitTime series={waits.data.series} />

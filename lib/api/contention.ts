@@ -4,7 +4,7 @@
  * browser bundles this file.
  */
 import { z } from "zod";
-import { epochMsSchema } from "./common";
+import { epochMsSchema, resourceNameSchema } from "./common";
 
 /** Chains listed at most, longest first (`chainsTotal` counts them all). */
 export const MAX_CHAINS_LISTED = 50;
@@ -124,11 +124,17 @@ export const waitsResponseSchema = z.object({
   serverTime: epochMsSchema,
   /** What the figures cover: completed waits that ended in the last hour (acquired, gave up, session gone). */
   windowMs: z.number().int(),
-  /** Per minute and service (MAX_SERVICES_CHARTED, then "other"). */
+  /** Per minute and service (MAX_SERVICES_CHARTED, then "other"); of `resource` only when asked. */
   series: z.array(waitSeriesPointSchema),
+  /** The lock the series is of; null: every lock. */
+  resource: z.string().nullable(),
   services: z.array(waitFiguresSchema.extend({ service: z.string() })),
   locks: z.array(waitFiguresSchema.extend({ resource: z.string(), maxMs: z.number() })),
   topBlockers: z.array(topBlockerSchema),
   objectives: z.array(waitObjectiveStatusSchema),
 });
 export type WaitsResponse = z.infer<typeof waitsResponseSchema>;
+
+/** `GET /api/contention/waits?resource=`: the series of one lock only (the tables stay whole). */
+export const waitsQuerySchema = z.object({ resource: resourceNameSchema.optional() });
+export type WaitsQuery = z.infer<typeof waitsQuerySchema>;

@@ -36,6 +36,20 @@ describe("GET /api/contention and /api/contention/waits", () => {
     }
   });
 
+  it("answers 400 invalid_request for a resource query that is empty or longer than any key, and charts one lock when asked", async () => {
+    for (const query of ["?resource=", `?resource=${"a".repeat(8193)}`]) {
+      const refused = await call<ErrorBody>(waits.GET, `/api/contention/waits${query}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe("invalid_request");
+    }
+    const one = await call<{ resource: string | null }>(
+      waits.GET,
+      "/api/contention/waits?resource=orders%3A1",
+    );
+    expect(one.status).toBe(200);
+    expect(one.body.resource).toBe("orders:1");
+  });
+
   it("refuse POST with 405 and the API's error body: nothing changes state here", async () => {
     const refused = await call<ErrorBody>(contention.POST, "/api/contention", { body: {} });
     expect(refused.status).toBe(405);

@@ -81,6 +81,17 @@ describe("wait times", () => {
     }
     const report = await waits();
     expect(report.locks.find((lock) => lock.resource === resource)?.count).toBe(2);
+    // The chart of this lock alone: its two waits, by service.
+    const one = (
+      await call<WaitsResponse>(
+        waitsRoute.GET,
+        `/api/contention/waits?resource=${encodeURIComponent(resource)}`,
+      )
+    ).body;
+    expect(one.series.map((point) => [point.service, point.count]).sort()).toEqual([
+      ["impatient", 1],
+      ["patient", 1],
+    ]);
     expect(report.services.map((service) => service.service).sort()).toEqual(
       expect.arrayContaining(["impatient", "patient"]),
     );

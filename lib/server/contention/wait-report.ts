@@ -35,29 +35,36 @@ function grouped(waits: readonly CompletedWait[], keyOf: (wait: CompletedWait) =
   return [...groups].sort(([, a], [, b]) => b.length - a.length);
 }
 
-export function waitReport(
-  stats: WaitStats,
-  objectives: ObjectiveTracker,
-  nowMs: number,
-): WaitsResponse {
-  const waits = stats.waits(nowMs);
-  const services = grouped(waits, (wait) => wait.service);
-  const charted = new Set(services.slice(0, MAX_SERVICES_CHARTED).map(([service]) => service));
-  const chartedService = (wait: CompletedWait) =>
-    charted.has(wait.service) ? wait.service : "other";
-  const series = grouped(
+/** Per minute and service, the `charted` services by name and the rest as "other". */
+function seriesOf(waits: readonly CompletedWait[], charted: ReadonlySet<string>) {
+  const serviceOf = (wait: CompletedWait) => (charted.has(wait.service) ? wait.service : "other");
+  return grouped(
     waits,
-    (wait) => `${Math.floor(wait.endMs / MINUTE_MS) * MINUTE_MS}\u0000${chartedService(wait)}`,
+    (wait) => `${Math.floor(wait.endMs / MINUTE_MS) * MINUTE_MS}\u0000${serviceOf(wait)}`,
   )
     .map(([key, durations]) => {
       const [minute, service] = key.split("\u0000") as [string, string];
       return { minute: Number(minute), service, ...figures(durations) };
     })
     .sort((a, b) => a.minute - b.minute || a.service.localeCompare(b.service));
+}
+
+/** `resource`: chart that lock's waits only (null: every lock's). */
+export function waitReport(
+  stats: WaitStats,
+  objectives: ObjectiveTracker,
+  nowMs: number,
+  resource: string | null = null,
+): WaitsResponse {
+  const waits = stats.waits(nowMs);
+  const services = grouped(waits, (wait) => wait.service);
+  const top = new Set(services.slice(0, MAX_SERVICES_CHARTED).map(([service]) => service));
+  const charted = waits.filter((wait) => resource === null || wait.resource === resource);
   return {
     serverTime: nowMs,
     windowMs: STATS_WINDOW_MS,
-    series,
+    series: seriesOf(charted, top),
+    resource,
     services: services.map(([service, durations]) => ({ service, ...figures(durations) })),
     locks: grouped(waits, (wait) => wait.resource)
       .slice(0, MAX_WAIT_LOCKS_LISTED)

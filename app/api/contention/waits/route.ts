@@ -1,5 +1,7 @@
+import { waitsQuerySchema } from "@/lib/api";
 import { waitReport } from "@/lib/server/contention/wait-report";
 import { jsonResponse } from "@/lib/server/errors";
+import { readQuery } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
 
 export const runtime = "nodejs";
@@ -8,8 +10,9 @@ export const dynamic = "force-dynamic";
 /** Wait times of the last hour, top blockers and wait-time objectives (memory only). */
 export const GET = route(async (request, ctx) => {
   await ctx.guard.requireRead(request);
+  const { resource } = readQuery(request, waitsQuerySchema);
   const { stats, objectives } = ctx.contention;
-  return jsonResponse(waitReport(stats, objectives, Date.now()));
+  return jsonResponse(waitReport(stats, objectives, Date.now(), resource ?? null));
 });
 
 export {
