@@ -13,24 +13,17 @@ import type { ConsoleConfig } from "../config";
 import type { LiveIndex } from "../locks/rows/live-index";
 import { logger } from "../logger";
 import type { ConsoleNode } from "../node-registry";
-import { deriveLiveness } from "../sessions/liveness";
-import { readSessions } from "../sessions/read-session";
 import { Episodes } from "./episodes";
-import { buildGraph, participantOf, type WaitGraph } from "./graph";
+import { buildGraph, type WaitGraph } from "./graph";
 import { defineContentionMetrics } from "./metrics";
 import { ObjectiveTracker } from "./objectives";
-import { PROBED_PER_TICK, probeWaiters } from "./probe-waiters";
+import { endGoneWaits, probeAbsentLocks } from "./node-reads";
+import { detectionBoundMs, emptyGraph, participantsNamed, TICK_MS } from "./response";
 import { findPaths, type Paths } from "./paths";
 import { serviceOfLabels, WaitStats } from "./wait-stats";
 import { WaitTracker } from "./wait-tracker";
 
-export const TICK_MS = 200;
 const LIVENESS_INTERVAL_MS = 2_000;
-const LIVENESS_BATCH = 32;
-/** A wait younger than this is not asked about: a session is late only after 3 heartbeats. */
-const LIVENESS_MIN_WAIT_MS = 3_000;
-/** From a change on a node to the index, with keyspace events (measured in ms; a margin). */
-const EVENT_MARGIN_MS = 100;
 
 export interface Contention {
   graph(): ContentionResponse;
@@ -121,32 +114,9 @@ export function createContention(options: ContentionOptions): Contention {
         metric.burnRate.set({ objective: status.name, window }, rate ?? 0);
   };
 
-  const checkLiveness = async () => {
-    const nowMs = Date.now();
-    const oldest = new Map<string, number>();
-    for (const lock of tracker.locks())
-      for (const { participant, sinceMs } of lock.waits.values())
-        if (!participant.startsWith("waiter:") && nowMs - sinceMs > LIVENESS_MIN_WAIT_MS)
-          oldest.set(participant, Math.min(oldest.get(participant) ?? nowMs, sinceMs));
-    const sessions = [...oldest]
-      .sort(([, a], [, b]) => a - b)
-      .slice(0, LIVENESS_BATCH)
-      .map(([id]) => id);
-    const readings = await readSessions(nodes, sessions, options.deadlineMs);
-    sessions.forEach((session, position) => {
-      const liveness = deriveLiveness(session, readings[position]!, Date.now());
-      if (liveness.state === "gone")
-        tracker.sessionGone(session, liveness.lastSeenAt ?? Date.now());
-    });
-  };
-
   let probing = false;
-  const probeAbsent = async () => {
-    for (const key of tracker.absentKeys(PROBED_PER_TICK)) {
-      const listed = await probeWaiters(nodes, key, options.deadlineMs);
-      if (listed) tracker.probed(key, listed, Date.now());
-    }
-  };
+  const probeAbsent = () => probeAbsentLocks(tracker, nodes, options.deadlineMs);
+  const checkLiveness = () => endGoneWaits(tracker, nodes, options.deadlineMs);
 
   const ticker = setInterval(() => {
     tick();
@@ -178,45 +148,4 @@ export function createContention(options: ContentionOptions): Contention {
       clearInterval(liveness);
     },
   };
-}
-
-/** The participants the listed chains and cycles name, in the API's shape. */
-function participantsNamed(
-  graph: WaitGraph,
-  paths: ReadonlyArray<{ readonly sessions: readonly string[] }>,
-): ContentionResponse["participants"] {
-  const named = new Set<string>();
-  for (const path of paths) for (const id of path.sessions) named.add(id);
-  const participants: ContentionResponse["participants"] = {};
-  graph.ids.forEach((id, position) => {
-    if (named.has(id)) participants[id] = participantOf(graph, position);
-  });
-  return participants;
-}
-
-function emptyGraph(nowMs: number): ContentionResponse {
-  return {
-    serverTime: nowMs,
-    chains: [],
-    chainsTotal: 0,
-    cycles: [],
-    participants: {},
-    waits: 0,
-    cycleEpisodesTotal: 0,
-    detectionBoundMs: TICK_MS + EVENT_MARGIN_MS,
-    partial: true,
-  };
-}
-
-/**
- * Keyspace events bring a change in milliseconds, so a tick bounds detection; a polled node shows
- * a change only at its next pass (at least a second apart, longer when listing takes longer), so
- * the bound is how stale its view is, plus that second, plus a tick.
- */
-function detectionBoundMs(index: LiveIndex, nowMs: number): number {
-  let bound = TICK_MS + EVENT_MARGIN_MS;
-  for (const node of index.listing().nodes)
-    if (node.mode !== "watching")
-      bound = Math.max(bound, Math.max(0, nowMs - (node.asOf ?? nowMs)) + 1_000 + TICK_MS);
-  return Math.round(bound);
 }
