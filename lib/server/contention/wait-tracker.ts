@@ -101,8 +101,10 @@ export class WaitTracker {
 
   /** The index changed `key` (LiveIndex.listenWaits). Cheap when nobody waits there. */
   update(key: string, reads: Reads, nowMs = Date.now()): void {
-    const listed = listedWaits(reads);
     let lock = this.#locks.get(key);
+    // The common case, every change of an uncontended lock: no allocation.
+    if (!lock && !reads.some((read) => read?.waiterList)) return;
+    const listed = listedWaits(reads);
     if (!lock && listed.size === 0) return;
     lock ??= this.#track(key);
     const leading = leadingValue(reads, (read) => read.expiresAtMs);
