@@ -1,71 +1,34 @@
 /**
  * Every live wait, kept current from the live index's changes (LiveIndex.listenWaits): per lock, its
  * holder and the waiter entries the nodes list (the union over nodes, by entry id: each contender
- * lists itself on every node it can). A wait starts at its entry's `since` and ends when the console
- * sees its entry leave: `acquired` when the lock's holder is then the waiter's own session, else
- * `gave-up`. An entry that lapses (its score passes, no removal seen), a session proven gone, or a
- * lock that stays unreadable ends it too, with an outcome the statistics leave out or date from
- * the evidence (wait-stats.ts). Memory only; no read of a node.
+ * lists itself on every node it can). A wait starts at its entry's `firstFailedAt` (else `since`)
+ * and ends when the console sees its entry leave (the outcomes: live-wait.ts). An entry that lapses
+ * (its score passes, no removal seen), a session proven gone, or a lock that stays unreadable ends
+ * it too, with an outcome the statistics leave out or date from the evidence (wait-stats.ts).
+ * Memory only; the monitor's bounded reads (node-reads.ts) feed `probed` and `sessionGone`.
  */
 import { describeLatin1Key } from "../locks/read/key-name";
-import { ownerOfValue, sessionOfValue } from "../locks/read/ownership";
 import type { WaiterRef } from "../locks/read/waiter-list";
 import type { Reads } from "../locks/rows/live-index";
 import { leadingValue } from "../locks/rows/quorum";
 import type { WaitedLock } from "./graph";
+import {
+  holderOf,
+  listedWaits,
+  participantOf,
+  type LiveWait,
+  type TrackedLock,
+  type TrackerHooks,
+  type WaitOutcome,
+} from "./live-wait";
 
-/**
- * `ended`: its entry left while the lock showed free (a short critical section: the contender
- * acquired and released between two reads), so whether it acquired or gave up is not known.
- */
-export type WaitOutcome =
-  "acquired" | "gave-up" | "ended" | "session-gone" | "lapsed" | "unobserved";
-
-export interface LiveWait {
-  /** Participant id: the session, or `waiter:<entry id>` without one. */
-  readonly participant: string;
-  readonly entryId: string;
-  readonly session: string | null;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly sinceMs: number;
-  expiresAtMs: number;
-  /** Until when its wait was charged to a blocker (blame). */
-  chargedUntilMs: number;
-}
-
-export interface EndedWait {
-  readonly resource: string;
-  readonly wait: LiveWait;
-  readonly endMs: number;
-  readonly outcome: WaitOutcome;
-}
-
-interface TrackedLock extends WaitedLock {
-  holder: WaitedLock["holder"];
-  readonly waits: Map<string, LiveWait>;
-  /** When no node showed the lock any more (its waiters cannot be read without it); null: shown. */
-  absentSinceMs: number | null;
-}
+export type { EndedWait, LiveWait, TrackerHooks, WaitOutcome } from "./live-wait";
 
 /** How often the sweep charges blame (a change of holder charges at once). */
 const CHARGE_INTERVAL_MS = 1_000;
 
 /** A lock no node shows for this long ends its waits as unobserved (dated when it vanished). */
 export const ABSENT_GRACE_MS = 2_000;
-
-export interface TrackerHooks {
-  /** A wait ended. */
-  ended(ended: EndedWait): void;
-  /** `waitMs` of waiting on `resource` was caused by `holder` (charged as it accrues). */
-  blamed(
-    holder: NonNullable<WaitedLock["holder"]>,
-    resource: string,
-    waitMs: number,
-    nowMs: number,
-  ): void;
-}
-
-const participantOf = (ref: WaiterRef) => ref.session ?? `waiter:${ref.id}`;
 
 export class WaitTracker {
   readonly #locks = new Map<string, TrackedLock>();
@@ -236,21 +199,4 @@ export class WaitTracker {
       outcome,
     });
   }
-}
-
-/** The union over nodes of the entries listed, by id (the latest lapse of each). */
-function listedWaits(reads: Reads): Map<string, WaiterRef> {
-  const listed = new Map<string, WaiterRef>();
-  for (const read of reads)
-    for (const ref of read?.waiterList ?? []) {
-      const known = listed.get(ref.id);
-      if (!known || known.expiresAtMs < ref.expiresAtMs) listed.set(ref.id, ref);
-    }
-  return listed;
-}
-
-function holderOf(value: string, resource: string): NonNullable<WaitedLock["holder"]> {
-  const session = sessionOfValue(value);
-  const labels = ownerOfValue(value)?.labels ?? {};
-  return { id: session ?? `holder:${resource}`, labels, value };
 }
