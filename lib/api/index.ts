@@ -11,3 +11,4 @@ export * from "./session";
 export * from "./holder-sessions";
 export * from "./resource-key";
 export * from "./timeline";
+export * from "./contention";

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_READ_BYTES_PER_S } from "./locks/watch/budget";
+import { waitObjectivesVar, type WaitObjective } from "./wait-objectives-config";
 
 const booleanVar = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off", ""], {
@@ -154,6 +155,7 @@ const envSchema = z.object({
     )
     .default("127.0.0.1"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  CONSOLE_WAIT_OBJECTIVES: waitObjectivesVar.default([]),
 });
 
 export interface ConsoleConfig {
@@ -225,6 +227,8 @@ export interface ConsoleConfig {
    */
   readonly host: string;
   readonly logLevel: string;
+  /** Wait-time objectives (CONSOLE_WAIT_OBJECTIVES, wait-objectives-config.ts); [] when none. */
+  readonly waitObjectives: readonly WaitObjective[];
 }
 
 export class ConfigError extends Error {
@@ -314,6 +318,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     readLimitPerS: vars.CONSOLE_READ_LIMIT_PER_S,
     host: vars.CONSOLE_HOST,
     logLevel: vars.LOG_LEVEL,
+    waitObjectives: vars.CONSOLE_WAIT_OBJECTIVES,
   };
 }
 

@@ -8,6 +8,7 @@ import "server-only";
 import type { LockResponse, NodesResponse } from "@/lib/api";
 import Redlock, { type OperationEvent } from "@redlock-console/redlock";
 import { createAuditTrail, type AuditTrail } from "./audit/audit-trail";
+import { createContention, type Contention } from "./contention/monitor";
 import { createCredentialFailures, type CredentialFailures } from "./auth/credential-failures";
 import { createGuard, type Guard } from "./auth/guard";
 import { createReadLimiter } from "./auth/rate-limit";
@@ -54,6 +55,8 @@ export interface ConsoleContext {
   readLock(key: Buffer): Promise<LockResponse>;
   /** Holder sessions: who holds and waits for what, and their liveness (sessions/directory.ts). */
   readonly sessions: SessionDirectory;
+  /** Who blocks whom: the wait-for graph, cycles, wait times (contention/monitor.ts). */
+  readonly contention: Contention;
   /** The shared node health report (single flight, reused for snapshotMaxAgeMs). */
   nodes(): Promise<NodesResponse>;
   close(): Promise<void>;
@@ -172,8 +175,16 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     burst: config.readLimitPerS * 10,
     maxClients: 10_000,
   });
+  const contention = createContention({
+    index,
+    nodes,
+    config,
+    registry: metrics.registry,
+    deadlineMs: nodeDeadlineMs,
+  });
   const close = async () => {
     probe.stop();
+    contention.close();
     await index.close();
     await store?.close();
     await registry.close();
@@ -191,6 +202,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
       index,
       timeline,
       readLock,
+      contention,
       close,
     },
     sessions: createSessionDirectory({

@@ -24,6 +24,7 @@ import { ForceReleaseSection } from "./force-release-section";
 import { HolderSessionRows } from "./holder-session-rows";
 import { NodeHoldersTable } from "./node-holders-table";
 import { useMaxSeen } from "./use-max-seen";
+import { LockChain } from "./lock-chain";
 import { WaitersTable } from "./waiters-table";
 import styles from "./lock-detail.module.css";
 
@@ -240,6 +241,7 @@ export function LockDetailClient({
           )}
         </section>
       )}
+      {data && lock && <LockChain resource={resource} />}
       <ResourceTimeline resource={resource} keyBase64Url={keyBase64Url} />
       <ResourceAudit resource={resource} />
     </>

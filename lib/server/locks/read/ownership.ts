@@ -24,6 +24,14 @@ const OWNER_LABELS_MAX_BYTES = 4096;
 /** Waiters scanned per key for the oldest one; beyond it the oldest may be missed (the count is exact). */
 const OLDEST_SCAN_LIMIT = 256;
 
+/**
+ * Waiter entries returned whole per key (member, score) for the wait-for graph (contention/): the
+ * earliest-expiring first, each at most WAITER_MEMBER_MAX_BYTES (the library's are ~150 bytes; a
+ * longer member is no entry of ours and is left out), so a read stays bounded in bytes.
+ */
+export const WAITERS_LISTED = 32;
+const WAITER_MEMBER_MAX_BYTES = 1024;
+
 /** The three keys one lock read needs: the lock, its 1.x owner entry, its waiters. */
 export const ownershipKeys = (key: Buffer): Buffer[] => [key, legacyOwnerKey(key), waitersKey(key)];
 
@@ -49,7 +57,9 @@ local function existsEither(a, b) return existsHere(a) or existsHere(b) end
  * Lua `readLock(key, ownerKey, waitersKey, nowMs)` (needs `readKey` and `existsEither`): readKey's
  * PTTL and value, then the owner entry's {labels, acquiredAt, extensions} when its `value` equals the
  * string read (else false), the live waiters' count (score ≥ now), the oldest `since` among them
- * (false when none) and readKey's cut of a long value (false when whole; read-key.ts).
+ * (false when none), readKey's cut of a long value (false when whole; read-key.ts) and up to
+ * WAITERS_LISTED live waiter entries as a flat {member, score, …} list (parseWaiterList; absent
+ * when the key has no waiters).
  */
 export const READ_LOCK_LUA = `
 local function readLock(key, ownerKey, waitersKey, nowMs)
@@ -67,6 +77,7 @@ local function readLock(key, ownerKey, waitersKey, nowMs)
   end
   local waiting = redis.pcall('ZCOUNT', waitersKey, nowMs, '+inf')
   local oldest = false
+  local listed = {}
   if type(waiting) ~= 'number' then
     waiting = 0
   elseif waiting > 0 then
@@ -78,8 +89,15 @@ local function readLock(key, ownerKey, waitersKey, nowMs)
         oldest = waiter.since
       end
     end
+    local entries = redis.call('ZRANGEBYSCORE', waitersKey, nowMs, '+inf', 'WITHSCORES', 'LIMIT', 0, ${WAITERS_LISTED})
+    for index = 1, #entries, 2 do
+      if #entries[index] <= ${WAITER_MEMBER_MAX_BYTES} then
+        listed[#listed + 1] = entries[index]
+        listed[#listed + 1] = entries[index + 1]
+      end
+    end
   end
-  return {reply[1], reply[2], owner, waiting, oldest, long}
+  return {reply[1], reply[2], owner, waiting, oldest, long, listed}
 end
 `;
 

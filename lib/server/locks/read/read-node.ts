@@ -19,6 +19,7 @@ import {
   parseWaitersReply,
   READ_LOCK_LUA,
 } from "./ownership";
+import { parseWaiterList } from "./waiter-list";
 
 /**
  * KEYS: (lock, owner entry, waiters) per lock; ARGV[1]: now, epoch ms (live waiters score ≥ it);
@@ -94,8 +95,13 @@ export async function readLockKeys(
  */
 export function toKeyState(reply: unknown): NodeKeyState | null {
   if (!Array.isArray(reply) || typeof reply[0] !== "number" || reply[0] === -2) return null;
-  const [pttlMs, body, owner, waiting, oldest, long] = reply as [number, unknown, ...unknown[]];
+  const [pttlMs, body, owner, waiting, oldest, long, listed] = reply as [
+    number,
+    unknown,
+    ...unknown[],
+  ];
   const waiters = parseWaitersReply(waiting, oldest);
+  const waiterList = parseWaiterList(listed);
   if (typeof body === "string") {
     // Issue 32 row 8: a value of no recognised lock format is no lock (skipped, never served). A
     // cut value is judged by its first bytes (lock-format.ts).
@@ -110,6 +116,7 @@ export function toKeyState(reply: unknown): NodeKeyState | null {
       owner: longValue ? longValue.owner : (ownerOfValue(body) ?? parseOwnerReply(owner)),
       waiters,
       ...(longValue && { cut: longValue.cut }),
+      ...(waiterList && { waiterList }),
     };
   }
   if (!Array.isArray(body)) return null;
@@ -123,5 +130,7 @@ export function toKeyState(reply: unknown): NodeKeyState | null {
     !holder.value.split(",").every((field) => REDISSON_UUID_FIELD.test(field))
   )
     return null; // without a TTL only Redisson's own <uuid>:<thread> holders make a hash a lock
-  return holder ? { ...holder, pttlMs, format: "redisson-hash", waiters } : null;
+  return holder
+    ? { ...holder, pttlMs, format: "redisson-hash", waiters, ...(waiterList && { waiterList }) }
+    : null;
 }

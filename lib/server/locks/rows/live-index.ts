@@ -86,6 +86,7 @@ export class LiveIndex {
   /** Bumped on every row change: caches of filtered totals are valid for one version. */
   #version = 0;
   #observer: IndexObserver | null = null;
+  #waitListener: ((key: string, reads: Reads) => void) | null = null;
   readonly #nodeIds: readonly string[];
 
   constructor(nodes: readonly ConsoleNode[], options: LiveIndexOptions) {
@@ -129,6 +130,11 @@ export class LiveIndex {
   /** Sets the one observer (the timeline) told of every change from now on. */
   observe(observer: IndexObserver): void {
     this.#observer = observer;
+  }
+
+  /** Sets the one listener told of every key change, waiters included (the contention tracker). */
+  listenWaits(listener: (key: string, reads: Reads) => void): void {
+    this.#waitListener = listener;
   }
 
   get quorumSize(): number {
@@ -302,6 +308,7 @@ export class LiveIndex {
     const reads = this.#reads(key);
     const next = stateOf(reads, this.#options.quorumSize);
     this.#observer?.observe(key, reads, next, nodeIndex, cause);
+    this.#waitListener?.(key, reads);
     const previous = this.#rows.get(key);
     if (next === (previous ?? null)) return;
     this.#version += 1;

@@ -8,6 +8,7 @@
 import type { LockFormat, OwnerInfo, WaitersSummary } from "@/lib/api";
 import type { NodeKeyState } from "../read/key-state";
 import type { ValueCut } from "../read/read-key";
+import type { WaiterRef } from "../read/waiter-list";
 
 /**
  * What a node holds under a key, with its expiry as an instant on the console's clock. Compact, as
@@ -34,6 +35,8 @@ export class IndexedState {
     public generation: number,
     /** Present when `value` is the first bytes of a longer value: its size and digest. */
     readonly cut: ValueCut | null = null,
+    /** Live waiter entries, each whole (the wait-for graph, contention/); null when none. */
+    readonly waiterList?: readonly WaiterRef[] | null,
   ) {}
 }
 
@@ -138,6 +141,7 @@ export class NodeStore {
       read.waiters && read.waiters.count > 0 ? read.waiters : null,
       this.#generation,
       read.cut ?? null,
+      read.waiterList ?? null,
     );
     // A key's bucket only moves later while it is held (extensions): an earlier entry just finds it alive.
     // A key read again once due (a polled node's confirmation) goes back on the wheel.
