@@ -42,7 +42,9 @@ beforeAll(async () => {
   });
   await tc.sync();
   // Brief holds are counted only while the index is whole.
-  await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+  await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull(), {
+    timeout: 10_000,
+  });
 });
 
 afterAll(async () => {
@@ -72,7 +74,9 @@ describe("brief holds: values that could have been locks, not the application's 
     const before = await briefHoldsCounted();
     await takeAndRelease("invoice:1", 1);
     await tc.sync();
-    await vi.waitFor(async () => expect((await briefHoldsCounted()) - before).toBe(1));
+    await vi.waitFor(async () => expect((await briefHoldsCounted()) - before).toBe(1), {
+      timeout: 5_000,
+    });
     expect(tc.ctx.timeline.activity(key("invoice:1"), Date.now()).handsLastHour).toBe(1);
   });
 
@@ -81,7 +85,9 @@ describe("brief holds: values that could have been locks, not the application's 
     const rounds = SKIP_AFTER_READS * 2;
     for (let n = 0; n < rounds; n += 1) await takeAndRelease(`jobs:${n}`, n);
     await tc.sync();
-    await vi.waitFor(async () => expect((await briefHoldsCounted()) - before).toBe(rounds));
+    await vi.waitFor(async () => expect((await briefHoldsCounted()) - before).toBe(rounds), {
+      timeout: 5_000,
+    });
     const skipped = tc.ctx.index.nodeStatus(0).eventReads?.skippedShapes ?? [];
     expect(
       skipped.map((figures) => figures.shape).filter((shape) => shape.includes("jobs")),
