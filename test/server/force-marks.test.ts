@@ -130,8 +130,12 @@ describe("row 11: an eviction on a minority of nodes is not a release", () => {
     await tc.sync();
     await evict(nodes[0]!, resource);
     await tc.sync();
+    // The hold's own transitions: the conflict left behind (its value on node-2, another on
+    // node-3) is an episode reported after 1 s, and a gap is the whole index's; neither ends it.
+    const ownTransitions = async () =>
+      (await eventsOf(resource)).filter((t) => t.kind !== "conflict" && t.kind !== "gap");
     const seen = await vi.waitFor(async () => {
-      const found = await eventsOf(resource);
+      const found = await ownTransitions();
       expect(found.map((t) => t.kind)).toEqual(["evicted", "acquired"]);
       return found;
     });
@@ -139,7 +143,7 @@ describe("row 11: an eviction on a minority of nodes is not a release", () => {
     expect(seen[0]!.heldMs).not.toBeNull();
     expect(seen[0]!.summary).toMatch(/lost its majority to evictions on node-1/);
     await sleep(300);
-    expect((await eventsOf(resource)).map((t) => t.kind)).not.toContain("released");
+    expect((await ownTransitions()).map((t) => t.kind)).toEqual(["evicted", "acquired"]);
     await nodes[2]!.del(resource);
   });
 });

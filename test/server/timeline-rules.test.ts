@@ -17,6 +17,7 @@ import {
   holdEnd,
   lossCause,
   majorityHold,
+  recordNodeChange,
   type ForceMark,
   type Hold,
 } from "@/lib/server/timeline/hold-fold";
@@ -58,14 +59,18 @@ const state = (
 /** A node holding "a" until `expiresAtMs`. */
 const a = (expiresAtMs: number) => state("a", expiresAtMs);
 
-/** A hold of "a" since 1,000, valid until `expiresAtMs`, lost by each node for `causes`. */
-const hold = (causes: Cause[], expiresAtMs = 10_000): Hold => ({
+/**
+ * A hold of "a" since 1,000, valid until `expiresAtMs`, lost by each node for `causes`; held on
+ * the nodes of `heldOn` (all three unless told).
+ */
+const hold = (causes: Cause[], expiresAtMs = 10_000, heldOn = [true, true, true]): Hold => ({
   value: "a",
   owner: null,
   sinceMs: 1_000,
   expiresAtMs,
   waiters: 0,
   causes,
+  heldOn,
   tombstone: null,
 });
 
@@ -142,6 +147,22 @@ describe("what node 1's change records on the hold of 'a'", () => {
     ["no node (a reachability change)", absent, -1, K, [], null],
   ])("%s", (_name, read, nodeIndex, cause, causes, recorded) => {
     expect(lossCause(hold(causes), read, nodeIndex, cause)).toBe(recorded);
+  });
+
+  it("a node that held another value when the hold began, read after the others, lost nothing; once read holding 'a', its eviction is a loss", () => {
+    const held = hold([], 10_000, [true, true, false]);
+    recordNodeChange(held, state("f", 9_000), 2, K);
+    expect(held.causes).toEqual([]);
+    recordNodeChange(held, a(9_000), 2, K);
+    recordNodeChange(held, absent, 2, V);
+    expect(held.causes[2]).toBe(V);
+  });
+
+  it("a hold on two nodes of three, the third holding another value read late: one eviction ends it as evicted, whatever the read order", () => {
+    const held = hold([], 10_000, [true, true, false]);
+    recordNodeChange(held, state("f", 9_000), 2, K);
+    recordNodeChange(held, absent, 0, V);
+    expect(endKind(held, noMark, 5_000)).toBe("evicted");
   });
 });
 

@@ -31,6 +31,11 @@ export interface Hold {
   waiters: number;
   /** Per node, why it lost the value, once it did. */
   readonly causes: Array<RemovalCause | undefined>;
+  /**
+   * Per node, whether it was read holding the value: only such a node can lose it. A node that
+   * held another value when the hold began, and is read after the others, lost nothing.
+   */
+  readonly heldOn: boolean[];
   /** Set when the value is a force-release's tombstone: a reservation, not a hold. */
   readonly tombstone: Tombstone | null;
 }
@@ -79,14 +84,18 @@ export function majorityHold(reads: Reads, quorumSize: number, nowMs: number): H
     expiresAtMs: asInstant(quorumExpiry(majority.holders.map(expiresAtOf), quorumSize)),
     waiters: waitersOf(reads).count,
     causes: reads.map(() => undefined),
+    heldOn: reads.map((read) => read?.value === first.value),
     tombstone,
   };
 }
 
 /**
- * The cause to record for node `nodeIndex` after it changed to `read`: the first time it no longer
- * holds the hold's value, why (its keyspace event, "unknown" when none came: polled, or a delete
- * and a new value within one read); null when there is nothing new to record.
+ * The cause to record for node `nodeIndex` after it changed to `read`: the first time a node that
+ * held the hold's value no longer holds it, why (its keyspace event, "unknown" when none came:
+ * polled, or a delete and a new value within one read); null when there is nothing new to record.
+ * A node never read holding the value loses nothing: whether its read of another value lands before
+ * the hold began or after is chance (nodes are read apart), and a late one would otherwise count as
+ * a delete (`endKind`: an eviction on one of the two holding nodes would end as a release).
  */
 export function lossCause(
   hold: Hold,
@@ -96,7 +105,19 @@ export function lossCause(
 ): RemovalCause | null {
   if (nodeIndex < 0 || read?.value === hold.value || hold.causes[nodeIndex] !== undefined)
     return null;
-  return cause ?? "unknown";
+  return hold.heldOn[nodeIndex] ? (cause ?? "unknown") : null;
+}
+
+/** Records node `nodeIndex`'s change to `read` on `hold`: that it holds the value, or its loss. */
+export function recordNodeChange(
+  hold: Hold,
+  read: IndexedState | null | undefined,
+  nodeIndex: number,
+  cause: RemovalCause | undefined,
+): void {
+  if (nodeIndex >= 0 && read?.value === hold.value) hold.heldOn[nodeIndex] = true;
+  const loss = lossCause(hold, read, nodeIndex, cause);
+  if (loss) hold.causes[nodeIndex] = loss;
 }
 
 /**

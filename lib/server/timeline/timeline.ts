@@ -25,11 +25,10 @@ import { Coverage } from "./coverage";
 import { Episodes } from "./episodes";
 import { BriefHolds } from "./brief-holds";
 import { ForceMarks } from "./force-marks";
-import { extendedTo, lossCause, majorityHold, type Hold } from "./hold-fold";
+import { extendedTo, majorityHold, recordNodeChange, type Hold } from "./hold-fold";
 import { endOf, extendedOf, startOf, type Ended, type ExpiredHold } from "./hold-transitions";
 import { SessionChecks, type SessionReader, type TransitionFields } from "./session-checks";
 import { TransitionLog, type TransitionListener } from "./transition-log";
-import { evictedHoldWords } from "./wording";
 
 /** What the timeline needs of the live index. */
 export interface IndexView {
@@ -158,8 +157,7 @@ export class Timeline implements IndexObserver {
   ): void {
     if (!this.#checkComplete(nowMs)) return;
     const hold = this.#holds.get(key);
-    const loss = hold && lossCause(hold, reads[nodeIndex], nodeIndex, cause);
-    if (loss) hold.causes[nodeIndex] = loss;
+    if (hold) recordNodeChange(hold, reads[nodeIndex], nodeIndex, cause);
     const ended = this.#fold(key, reads, state, nowMs);
     // An eviction is a transition of its own, beside a hold that goes on (the lock's safety is gone
     // there); one that cost the hold its majority is already said by the hold's `evicted` end.
@@ -269,23 +267,18 @@ export class Timeline implements IndexObserver {
 
   #end(key: string, hold: Hold, reads: Reads, nowMs: number): Ended {
     this.#holds.delete(key);
-    const ended = endOf(key, hold, this.#forceMarks.get(key), reads, nowMs);
+    const ended = endOf(key, hold, this.#forceMarks.get(key), reads, nowMs, this.#index.nodeIds);
     if (ended.markUsed) this.#forceMarks.spend(key);
-    const evictedOn = this.#index.nodeIds.filter((_, node) => hold.causes[node] === "evicted");
-    const kind = ended.fields.kind;
+    const { kind } = ended.fields;
     // Ran out or evicted, not released: its holder may still act, so the next holder is flagged.
     if (kind === "expired" || kind === "evicted")
       this.#expired.set(key, { value: hold.value, owner: hold.owner, at: ended.endMs });
-    if (kind === "evicted") {
-      const fields = { ...ended.fields, nodeIds: evictedOn, summary: evictedHoldWords(evictedOn) };
-      this.#emit(fields);
-      return { ...ended, fields };
-    }
     if (kind !== "expired") {
       this.#emit(ended.fields);
       return ended;
     }
-    const check = { sessionId: sessionOfValue(hold.value), endMs: ended.endMs, evictedOn };
+    const { evictedOn, endMs } = ended;
+    const check = { sessionId: sessionOfValue(hold.value), endMs, evictedOn };
     this.#checks.expired(key, ended.fields, check, nowMs);
     return ended;
   }

@@ -188,7 +188,11 @@ export class FakeNode {
     commands: this.commands,
     subscriber: this.subscriber,
     db: 0,
-    readKeys: async (keys) => ({ states: await this.commands.readKeys(keys), touchedBytes: 0 }),
+    readKeys: async (keys) => {
+      // Taken in the same tick as the states: a key that holds a value that is no lock is present.
+      const present = keys.map((key) => this.commands.keys.has(key.toString("latin1")));
+      return { states: await this.commands.readKeys(keys), present, touchedBytes: 0 };
+    },
   };
 
   set(name: string, value: string, pttlMs = 30_000): void {

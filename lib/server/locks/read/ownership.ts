@@ -64,7 +64,7 @@ local function existsEither(a, b) return existsHere(a) or existsHere(b) end
 export const READ_LOCK_LUA = `
 local function readLock(key, ownerKey, waitersKey, nowMs)
   local reply = readKey(key)
-  if reply[1] == -2 then return reply end
+  if reply[1] < -1 then return reply end
   local long = reply[3] or false
   -- Other libraries' locks have neither key: one command instead of two for them.
   if not existsEither(ownerKey, waitersKey) then return {reply[1], reply[2], false, 0, false, long} end

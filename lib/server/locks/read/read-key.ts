@@ -26,10 +26,17 @@ const REDISSON_MAX_FIELDS = 64;
 const REDISSON_MAX_ENTRY_BYTES = 128;
 
 /**
+ * readKey's first element for a key that is present but was not read (another type, a string over
+ * VALUE_MAX_BYTES, a large hash): no lock, yet not gone either (PTTL's -2 means gone).
+ */
+export const KEY_NOT_READ = -3;
+
+/**
  * Lua `readKey(key)`: {PTTL, GET} for a short string; {PTTL, first bytes, {size, sha1, owner}}
  * for a longer one (owner: {acquiredAt, ttlMs, session, {name, cut value, size, …}} or false);
- * {PTTL, HGETALL} for a small hash; {-2} for anything else or gone. `touchedBytes` sums the value
- * bytes read or hashed since the script began.
+ * {PTTL, HGETALL} for a small hash; {-2} when the key is gone; {-3} for a key of any other kind,
+ * present but no lock (KEY_NOT_READ). `touchedBytes` sums the value bytes read or hashed since the
+ * script began.
  */
 export const READ_KEY_LUA = `
 local touchedBytes = 0
@@ -56,7 +63,7 @@ local function readKey(key)
   local kind = redis.call('TYPE', key)['ok']
   if kind == 'string' then
     local size = redis.call('STRLEN', key)
-    if size > ${VALUE_MAX_BYTES} then return {-2} end
+    if size > ${VALUE_MAX_BYTES} then return {${KEY_NOT_READ}} end
     touchedBytes = touchedBytes + size
     if size <= ${READ_VALUE_MAX_BYTES} then return {redis.call('PTTL', key), redis.call('GET', key)} end
     local value = redis.call('GET', key)
@@ -68,13 +75,15 @@ local function readKey(key)
     if (encoding == 'listpack' or encoding == 'ziplist') and redis.call('HLEN', key) <= ${REDISSON_MAX_FIELDS} then
       local entries = redis.call('HGETALL', key)
       for _, entry in ipairs(entries) do
-        if #entry > ${REDISSON_MAX_ENTRY_BYTES} then return {-2} end
+        if #entry > ${REDISSON_MAX_ENTRY_BYTES} then return {${KEY_NOT_READ}} end
         touchedBytes = touchedBytes + #entry
       end
       return {redis.call('PTTL', key), entries}
     end
+  elseif kind == 'none' then
+    return {-2}
   end
-  return {-2}
+  return {${KEY_NOT_READ}}
 end
 `;
 

@@ -9,7 +9,7 @@ import type { Redis } from "ioredis";
 import { defineScript, type ScriptArg } from "@redlock-console/redlock";
 import { parseRedissonHash, type NodeKeyState } from "./key-state";
 import { REDISSON_UUID_FIELD, stringLockFormat } from "./lock-format";
-import { parseLongValue, READ_KEY_LUA } from "./read-key";
+import { KEY_NOT_READ, parseLongValue, READ_KEY_LUA } from "./read-key";
 import {
   EXISTS_EITHER_LUA,
   EXISTS_EITHER_ON_SHARD_LUA,
@@ -62,6 +62,11 @@ return {touchedBytes, replies}
 /** What one read call found: the states of the first `states.length` keys asked, and its bytes. */
 export interface KeysRead {
   readonly states: Array<NodeKeyState | null>;
+  /**
+   * Per state: whether the key exists on the node. A null state of a present key is a value that
+   * is no lock (an application's): values written under it were not locks that came and went.
+   */
+  readonly present: boolean[];
   /** Value bytes the call read or hashed on the node (the byte budget's draw). */
   readonly touchedBytes: number;
 }
@@ -86,15 +91,20 @@ export async function readLockKeys(
         [nowMs, allowanceBytes, ...keys.flatMap(ownershipKeys)],
       )
     : await READ_KEYS_SCRIPT.run(client, keys.flatMap(ownershipKeys), [nowMs, allowanceBytes]);
-  return { states: replies.map(toKeyState), touchedBytes };
+  return { states: replies.map(toKeyState), present: replies.map(keyPresent), touchedBytes };
 }
+
+/** Whether a `readLock` reply's key exists on the node (a lock or not): only -2 means gone. */
+export const keyPresent = (reply: unknown): boolean =>
+  Array.isArray(reply) && typeof reply[0] === "number" && reply[0] !== -2;
 
 /**
  * One key's `readLock` reply: [pttl, value, owner, waiting, oldest, long] for a string (long: the
  * cut of a value over READ_VALUE_MAX_BYTES, read-key.ts), [pttl, [field, value, …], …] for a hash.
  */
 export function toKeyState(reply: unknown): NodeKeyState | null {
-  if (!Array.isArray(reply) || typeof reply[0] !== "number" || reply[0] === -2) return null;
+  if (!Array.isArray(reply) || typeof reply[0] !== "number") return null;
+  if (reply[0] === -2 || reply[0] === KEY_NOT_READ) return null;
   const [pttlMs, body, owner, waiting, oldest, long, listed] = reply as [
     number,
     unknown,

@@ -20,7 +20,10 @@ export interface KeyReaderOptions {
   /** What the events said of `name` since its last read (the change queue). */
   readonly takeEvents: (name: string) => KeyEvents;
   readonly onBrief?: (key: string, holds: number) => void;
-  /** Every key read, and whether it held a lock: what the shape table learns from. */
+  /**
+   * Every key read, and whether it held a lock or showed one came and went (a brief hold): what
+   * the shape table learns from.
+   */
   readonly onRead?: (name: string, isLock: boolean) => void;
 }
 
@@ -71,7 +74,7 @@ export class KeyReader {
     let found = 0;
     for (let start = 0; start < keys.length;) {
       const readAtMs = clock.now();
-      const { states, touchedBytes } = await readKeys(
+      const { states, present, touchedBytes } = await readKeys(
         keys.slice(start),
         readAtMs,
         budget.bytes.burst,
@@ -79,8 +82,8 @@ export class KeyReader {
       states.forEach((state, index) => {
         const name = names[start + index]!;
         if (state) found += 1;
-        onRead?.(name, state !== null);
-        this.settle(name, state, readAtMs);
+        const brief = this.settle(name, state, readAtMs, present[index] ?? false);
+        onRead?.(name, state !== null || brief > 0);
       });
       start += Math.max(1, states.length);
       await budget.bytes.take(touchedBytes, signal);
@@ -88,13 +91,18 @@ export class KeyReader {
     return found;
   }
 
-  /** Records what the node holds under `name`, as read at `readAtMs` (null: nothing). */
-  settle(name: string, read: NodeKeyState | null, readAtMs: number): void {
+  /**
+   * Records what the node holds under `name`, as read at `readAtMs` (null: no lock; `present`: the
+   * key exists, holding a value that is no lock); returns the brief holds it counted.
+   */
+  settle(name: string, read: NodeKeyState | null, readAtMs: number, present = false): number {
     const { store, takeEvents, onBrief } = this.#options;
     const { cause, sets } = takeEvents(name);
-    const brief = briefHolds(sets, read, store.get(name)?.value);
+    const found = read ?? (present ? "not-a-lock" : null);
+    const brief = briefHolds(sets, found, store.get(name)?.value);
     if (brief > 0) onBrief?.(name, brief);
     if (read === null) store.remove(name, cause ?? "unknown");
     else store.put(name, read, readAtMs);
+    return brief;
   }
 }
