@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import type { KeyspaceEventsRequest, KeyspaceEventsResponse } from "@/lib/api/nodes";
+import type { KeyspaceEventsRequest, KeyspaceEventsResponse } from "@/lib/api/keyspace-events";
 import { apiFetch } from "./api-fetch";
 
 const keyspaceEventsPath = (nodeId: string) =>
