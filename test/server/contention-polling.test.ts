@@ -3,15 +3,15 @@
  * a two-process deadlock on polled nodes is found within the `detectionBoundMs` the API announces
  * (the polled node's data age, plus the 1 s between passes, plus a tick), never sooner than a pass.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContentionResponse } from "@/lib/api";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
-import { forkContender, type Contender } from "./fixtures/fork-contender";
+import { useContenders } from "./fixtures/fork-contender";
 import { startTestConsole, type TestConsole } from "./helpers";
 
 const masters = usePrivateMasters(3);
 let tc: TestConsole;
-const started: Contender[] = [];
+const contender = useContenders(() => masters.masters().urls);
 
 beforeAll(async () => {
   const nodes = connect(masters.masters().urls);
@@ -22,10 +22,6 @@ beforeAll(async () => {
   await tc.sync();
 });
 
-afterEach(() => {
-  for (const forked of started.splice(0)) forked.kill();
-});
-
 afterAll(async () => {
   await tc.close();
 });
@@ -34,11 +30,8 @@ describe("a polled console", () => {
   it("finds a two-process deadlock within the detection bound it announces", async () => {
     expect(tc.ctx.index.nodeStatus(0).mode).toBe("polling");
     const [p, q] = await Promise.all(
-      ["payments", "stock"].map((service) =>
-        forkContender({ urls: masters.masters().urls, service, retryCount: 400, retryDelayMs: 50 }),
-      ),
+      ["payments", "stock"].map((service) => contender(service, 400)),
     );
-    started.push(p!, q!);
     const x = `${tc.prefix}x`;
     const y = `${tc.prefix}y`;
     await Promise.all([p!.hold(x), q!.hold(y)]);

@@ -4,28 +4,17 @@
  * itself; the holder that kept others waiting longest leads the top blockers; an objective's burn
  * rate moves when waits exceed its threshold, on the page's API and in the metrics.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as waitsRoute from "@/app/api/contention/waits/route";
 import * as metricsRoute from "@/app/api/metrics/route";
 import type { WaitsResponse } from "@/lib/api";
 import { sleep, usePrivateMasters } from "../masters";
-import { forkContender, type Contender } from "./fixtures/fork-contender";
+import { useContenders } from "./fixtures/fork-contender";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
 const masters = usePrivateMasters(3);
 let tc: TestConsole;
-const started: Contender[] = [];
-
-const contender = async (service: string, retryCount = 200) => {
-  const forked = await forkContender({
-    urls: masters.masters().urls,
-    service,
-    retryCount,
-    retryDelayMs: 50,
-  });
-  started.push(forked);
-  return forked;
-};
+const contender = useContenders(() => masters.masters().urls);
 
 const waits = async () => (await call<WaitsResponse>(waitsRoute.GET, "/api/contention/waits")).body;
 
@@ -38,10 +27,6 @@ beforeAll(async () => {
   });
   await tc.ready();
   await tc.sync();
-});
-
-afterEach(() => {
-  for (const forked of started.splice(0)) forked.kill();
 });
 
 afterAll(async () => {

@@ -4,28 +4,17 @@
  * graph from its live index alone (keyspace events on). The chain and cycle shapes are
  * `GET /api/contention`'s, as the outside check reads them.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as contention from "@/app/api/contention/route";
 import * as revoke from "@/app/api/locks/revoke/route";
 import type { ContentionResponse } from "@/lib/api";
 import { sleep, usePrivateMasters } from "../masters";
-import { forkContender, type Contender } from "./fixtures/fork-contender";
+import { useContenders } from "./fixtures/fork-contender";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
 const masters = usePrivateMasters(3);
 let tc: TestConsole;
-const started: Contender[] = [];
-
-const contender = async (service: string, retryCount = 200) => {
-  const forked = await forkContender({
-    urls: masters.masters().urls,
-    service,
-    retryCount,
-    retryDelayMs: 50,
-  });
-  started.push(forked);
-  return forked;
-};
+const contender = useContenders(() => masters.masters().urls);
 
 /** Polls the route until `check` passes; returns the body and how long it took. */
 async function graphWhen(
@@ -47,10 +36,6 @@ beforeAll(async () => {
   tc = startTestConsole(masters.masters().urls, { enableKeyspaceEvents: true });
   await tc.ready();
   await tc.sync();
-});
-
-afterEach(() => {
-  for (const forked of started.splice(0)) forked.kill();
 });
 
 afterAll(async () => {
