@@ -14,8 +14,9 @@ import { redisVersion } from "./redis-info";
 import { formatTable, machineInfo, writeResults } from "./report";
 import { loadOurs } from "./peers";
 import { buildRows } from "./rows";
+import { consoleMemory } from "./memory";
 import { consoleSnapshot } from "./scenarios/snapshot";
-import { runHungRelease, runLockRounds, runPausedNode } from "./suite";
+import { runHungRelease, runLockRounds, runPausedNode, type Medians } from "./suite";
 
 /** The commit of lib/redlock measured, with "+dirty" when it has uncommitted changes. */
 function oursCommit(): string {
@@ -25,11 +26,16 @@ function oursCommit(): string {
 }
 
 /** The console scenarios depend on lib/server; if they break, the library figures still count. */
-async function consoleSnapshotOrError(urls: string[], admins: Redis[]) {
+async function consoleSectionOrError(
+  name: string,
+  section: (urls: string[], admins: Redis[]) => Promise<Medians>,
+  urls: string[],
+  admins: Redis[],
+): Promise<Medians> {
   try {
-    return await consoleSnapshot(urls, admins);
+    return await section(urls, admins);
   } catch (error) {
-    console.error("[bench] console snapshot scenarios failed:", error);
+    console.error(`[bench] console ${name} scenarios failed:`, error);
     return {};
   }
 }
@@ -49,8 +55,19 @@ async function main(): Promise<void> {
       : { medians: {}, rounds: {} };
     const hung = sections.paused ? await runHungRelease(masters) : { medians: {} };
     const paused = sections.paused ? await runPausedNode(masters) : { medians: {}, samples: {} };
-    const snapshot = sections.snapshot ? await consoleSnapshotOrError(masters.urls, admins) : {};
-    const medians = { ...lockRounds.medians, ...hung.medians, ...paused.medians, ...snapshot };
+    const snapshot = sections.snapshot
+      ? await consoleSectionOrError("snapshot", consoleSnapshot, masters.urls, admins)
+      : {};
+    const memory = sections.memory
+      ? await consoleSectionOrError("memory", consoleMemory, masters.urls, admins)
+      : {};
+    const medians = {
+      ...lockRounds.medians,
+      ...hung.medians,
+      ...paused.medians,
+      ...snapshot,
+      ...memory,
+    };
     const rows = buildRows(medians);
     const durationS = (performance.now() - startedMs) / 1000;
     const machine = machineInfo(await redisVersion(admins[0]!));
