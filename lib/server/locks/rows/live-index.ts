@@ -12,7 +12,7 @@ import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/a
 import type { ConsoleNode } from "../../node-registry";
 import type { NodeKeyState } from "../read/key-state";
 import { foldResource, type FlagThresholds } from "./fold";
-import { ownershipFigures, type OwnershipFigures } from "./ownership-figures";
+import { factsOf, FiguresTally, type OwnershipFigures, type RowFacts } from "./ownership-figures";
 import { rowState } from "./quorum";
 import { ownerOfValue } from "../read/ownership";
 import { describeLatin1Key } from "../read/key-name";
@@ -40,6 +40,14 @@ export type Reads = ReadonlyArray<IndexedState | null | undefined>;
 const STATES: readonly LockState[] = ["held", "partial", "conflict", "releasing"];
 /** How often expired states are dropped when no page asks. */
 const SWEEP_INTERVAL_MS = 100;
+/** A re-fold of every row runs this long at most before it lets requests and reads in. */
+const REFOLD_SLICE_MS = 8;
+
+/** A row's state, with its metric facts when it has any (most plain locks have none). */
+type RowEntry = LockState | (RowFacts & { readonly state: LockState });
+const stateOfEntry = (entry: RowEntry) => (typeof entry === "string" ? entry : entry.state);
+const factsOfEntry = (entry: RowEntry | undefined) => (typeof entry === "object" ? entry : null);
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The row's state by the quorum rule (quorum.ts), except that a force-release's tombstone held
@@ -73,7 +81,7 @@ export class LiveIndex {
   readonly watches: readonly LockWatch[];
   readonly #nodes: readonly ConsoleNode[];
   readonly #options: LiveIndexOptions;
-  readonly #rows = new BTree<string, LockState>();
+  readonly #rows = new BTree<string, RowEntry>();
   readonly #byState = Object.fromEntries(
     STATES.map((state) => [state, new BTree<string, true>()]),
   ) as Record<LockState, BTree<string, true>>;
@@ -82,11 +90,15 @@ export class LiveIndex {
   #version = 0;
   #observer: IndexObserver | null = null;
   readonly #nodeIds: readonly string[];
+  readonly #tally: FiguresTally;
+  /** Bumped when a re-fold of every row starts (or the index closes): an older one stops. */
+  #refoldRun = 0;
 
   constructor(nodes: readonly ConsoleNode[], options: LiveIndexOptions) {
     this.#nodes = nodes;
     this.#nodeIds = nodes.map((node) => node.id);
     this.#options = options;
+    this.#tally = new FiguresTally(options);
     this.watches = nodes.map((node, nodeIndex) => {
       const watchOptions = {
         patterns: options.patterns,
@@ -97,7 +109,7 @@ export class LiveIndex {
         onChange: (key: string, _state: unknown, cause?: RemovalCause) =>
           this.#update(key, nodeIndex, cause),
         shared: (name: string, value: string) => this.#shared(name, value),
-        onReachability: () => this.#updateAll(),
+        onReachability: () => void this.#updateAll(),
         onGap: (sinceMs: number) => this.#observer?.gap(sinceMs),
         onBrief: (key: string, holds: number) => this.#observer?.brief(key, nodeIndex, holds),
       };
@@ -196,18 +208,9 @@ export class LiveIndex {
     return folded && { ...folded, ...named };
   }
 
-  /** Every row, folded at `nowMs`, in key order (for metrics: O(rows), never per viewer). */
-  *rows(nowMs: number): Generator<LockRow> {
-    for (const key of this.#rows.keys()) {
-      const row = this.row(key, nowMs);
-      if (row) yield row;
-    }
-  }
-
-  /** Ownership figures for the metrics, ages in seconds at `nowMs` (ownership-figures.ts). */
+  /** Ownership figures for the metrics, ages in seconds at `nowMs`: kept as rows change (ownership-figures.ts). */
   figures(nowMs: number): OwnershipFigures {
-    const readsOf = (key: string) => this.#reads(key);
-    return ownershipFigures(this.#rows.keys(), readsOf, this.#options, nowMs);
+    return this.#tally.figures(nowMs);
   }
 
   /** True when the index covers the key: every reachable node is listed and follows changes. */
@@ -255,6 +258,7 @@ export class LiveIndex {
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
+    this.#refoldRun += 1;
     await Promise.all(this.watches.map((watch) => watch.close()));
   }
 
@@ -277,22 +281,67 @@ export class LiveIndex {
     const reads = this.#reads(key);
     const next = stateOf(reads, this.#options.quorumSize);
     this.#observer?.observe(key, reads, next, nodeIndex, cause);
-    const previous = this.#rows.get(key);
-    if (next === (previous ?? null)) return;
-    this.#version += 1;
-    if (previous) this.#byState[previous].delete(key);
-    if (next === null) {
-      this.#rows.delete(key);
-      return;
+    const entry = this.#rows.get(key);
+    const previous = entry === undefined ? null : stateOfEntry(entry);
+    const facts = next === null ? null : factsOf(reads, this.#options.quorumSize);
+    this.#tally.change(factsOfEntry(entry), facts);
+    if (next !== previous) {
+      this.#version += 1;
+      if (previous) this.#byState[previous].delete(key);
+      if (next) this.#byState[next].set(key, true);
     }
-    this.#rows.set(key, next);
-    this.#byState[next].set(key, true);
+    if (next === null) {
+      if (entry !== undefined) this.#rows.delete(key);
+    } else if (next !== previous || facts || typeof entry === "object") {
+      this.#rows.set(key, facts ? { ...facts, state: next } : next);
+    }
   }
 
-  /** A node came or went: every row's view of it changed. */
-  #updateAll(): void {
-    const keys = new Set(this.#rows.keys());
-    for (const watch of this.watches) for (const key of watch.keys()) keys.add(key);
+  /**
+   * A node came or went: every row's view of it changed. Re-folded in slices of REFOLD_SLICE_MS
+   * that yield between them (at 100k locks × 5 nodes one pass takes ~0.5 s, too long to hold
+   * requests up); rows not reached yet keep their previous state for that long. A newer change
+   * restarts it. First the rows, then the keys no row shows (every node holding them was away).
+   */
+  async #updateAll(): Promise<void> {
+    const run = ++this.#refoldRun;
+    let after: string | undefined;
+    for (let done = false; !done;) {
+      const slice = this.#sliceOf(this.#rows.keys(after), (key) => key !== after);
+      done = slice.done;
+      after = slice.keys.at(-1) ?? after;
+      if (!(await this.#refoldSlice(slice.keys, run))) return;
+    }
+    for (const watch of this.watches) {
+      const unshown = watch.keys()[Symbol.iterator]();
+      for (let done = false; !done;) {
+        const slice = this.#sliceOf(unshown, (key) => !this.#rows.has(key));
+        done = slice.done;
+        if (!(await this.#refoldSlice(slice.keys, run))) return;
+      }
+    }
+  }
+
+  /** One slice's worth of the keys from `keys` that pass `wanted`; done: `keys` ran out. */
+  #sliceOf(
+    keys: Iterator<string>,
+    wanted: (key: string) => boolean,
+  ): { keys: string[]; done: boolean } {
+    const slice: string[] = [];
+    const startedAt = performance.now();
+    for (let next = keys.next(); !next.done; next = keys.next()) {
+      if (wanted(next.value)) slice.push(next.value);
+      if (slice.length >= 1_000 || performance.now() - startedAt > REFOLD_SLICE_MS)
+        return { keys: slice, done: false };
+    }
+    return { keys: slice, done: true };
+  }
+
+  /** Updates `keys` then waits a turn; false when a newer re-fold (or close) took over. */
+  async #refoldSlice(keys: readonly string[], run: number): Promise<boolean> {
+    if (run !== this.#refoldRun) return false;
     for (const key of keys) this.#update(key);
+    await nextTurn();
+    return run === this.#refoldRun;
   }
 }
