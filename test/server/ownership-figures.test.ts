@@ -53,6 +53,18 @@ function randomOf(seed: number): (below: number) => number {
   };
 }
 
+const state = (fields: Partial<IndexedState>): IndexedState => ({
+  value: "v",
+  expiresAtMs: -1,
+  format: "string",
+  holdCount: null,
+  legacyOwner: null,
+  acquiredAtMs: null,
+  waiters: null,
+  generation: 0,
+  ...fields,
+});
+
 function randomReads(random: (below: number) => number, nowMs: number): Reads {
   const acquiredAtMs = random(3) === 0 ? null : nowMs - random(120_000);
   const waiters =
@@ -61,12 +73,11 @@ function randomReads(random: (below: number) => number, nowMs: number): Reads {
     const kind = random(6);
     if (kind === 0) return undefined; // unreachable
     if (kind === 1) return null; // absent
-    return {
-      value: "v",
+    return state({
       expiresAtMs: random(4) === 0 ? -1 : nowMs + 10_000,
       acquiredAtMs,
       waiters: random(2) === 0 ? waiters : null,
-    } as IndexedState;
+    });
   });
 }
 
@@ -94,10 +105,7 @@ describe("ownership figures kept as rows change", () => {
 
   it("counts a lock as long held once the clock passes the limit, and no longer once it goes", () => {
     const tally = new FiguresTally(LIMITS);
-    const held = factsOf(
-      [{ value: "v", expiresAtMs: -1, acquiredAtMs: T0, waiters: null }] as Reads,
-      1,
-    );
+    const held = factsOf([state({ acquiredAtMs: T0 })], 1);
     tally.change(null, held);
     expect(tally.figures(T0 + 60_000)).toMatchObject({ longHeld: 0, oldestAgeS: 60, noTtl: 1 });
     expect(tally.figures(T0 + 60_001)).toMatchObject({ longHeld: 1, oldestAgeS: 60.001 });

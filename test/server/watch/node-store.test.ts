@@ -114,4 +114,38 @@ describe("the node store", () => {
     expect([...store.keys()][0]).toBe(name);
     expect(store.get(name)?.value).toBe(value);
   });
+
+  it("holds one wheel slot per key, however often the key is extended, shortened or re-created", () => {
+    const { store, changes } = storeOf();
+    for (let extension = 1; extension <= 1_000; extension += 1)
+      store.put("a", lock("v1", 1_000), T0 + extension * 100); // extended every 100 ms
+    expect(store.slots).toBe(1);
+    store.put("a", lock("v1", 50), T0 + 100_000); // shortened: its slot moves earlier
+    expect(store.slots).toBe(1);
+    for (let round = 0; round < 100; round += 1) {
+      store.put("b", lock(`v${round}`, 30_000), T0 + 100_000 + round * 10);
+      store.remove("b", "deleted"); // a lock taken and released: no slot left behind
+    }
+    expect(store.slots).toBe(1);
+    store.put("forever", lock("v2", -1), T0);
+    expect(store.slots).toBe(1);
+    changes.length = 0;
+    store.sweep(T0 + 100_049);
+    expect(store.get("a")).toBeDefined();
+    store.sweep(T0 + 100_050);
+    expect(store.get("a")).toBeUndefined();
+    expect(changes).toEqual([["a", null, "expired"]]);
+    expect(store.slots).toBe(0);
+  });
+
+  it("expires a key whose expiry bucket was already swept when it was stored", () => {
+    const { store, changes } = storeOf();
+    store.sweep(T0 + 10_000);
+    store.put("late", lock("v1", 100), T0 + 5_000); // read long ago: expired at T0 + 5,100
+    expect(store.slots).toBe(1);
+    changes.length = 0;
+    store.sweep(T0 + 10_100);
+    expect(changes).toEqual([["late", null, "expired"]]);
+    expect(store.slots).toBe(0);
+  });
 });
