@@ -26,6 +26,12 @@ function settledRssMb(): { rssMb: number; heapUsedMb: number } {
   return { rssMb: process.memoryUsage().rss / MB, heapUsedMb };
 }
 
+/** The largest RSS sampled every 20 ms: a listing's or a scrape's garbage counts while it lives. */
+let peakRssBytes = 0;
+const sampler = setInterval(() => {
+  peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss());
+}, 20);
+
 const { createConsole } = await import("@/lib/server/console");
 const { configFor } = await import("@/lib/server/config");
 const loaded = settledRssMb();
@@ -80,6 +86,7 @@ await Promise.all([
 delay.disable();
 const afterScrapes = settledRssMb();
 await ctx.close();
+clearInterval(sampler);
 
 process.stdout.write(
   `${JSON.stringify({
@@ -93,6 +100,7 @@ process.stdout.write(
     arrayBuffersMb: memory.arrayBuffers / MB,
     heapTotalMb: heap.total_heap_size / MB,
     rssAfterScrapesMb: afterScrapes.rssMb,
+    peakRssMb: peakRssBytes / MB,
     scrapes: scrapeMs.length,
     scrapeP50Ms: median(scrapeMs),
     scrapeP99Ms: percentile(scrapeMs, 99),

@@ -22,6 +22,7 @@ import { standingOf, waitersOf } from "../locks/rows/quorum";
 import { Coverage } from "./coverage";
 import { Episodes } from "./episodes";
 import { History } from "./history";
+import { KeyWalk } from "./key-walk";
 import { BriefHolds } from "./brief-holds";
 import { extendedTo, lossCause, majorityHold, type ForceMark, type Hold } from "./hold-fold";
 import { endOf, extendedOf, startOf, type Ended, type ExpiredHold } from "./hold-transitions";
@@ -73,6 +74,8 @@ export class Timeline implements IndexObserver {
   readonly #listeners = new Set<Listener>();
   readonly #brief = new BriefHolds();
   readonly #coverage = new Coverage();
+  /** Re-reads the holds from the index once it is whole again, in slices (key-walk.ts). */
+  readonly #reseeding = new KeyWalk();
   readonly #checks: SessionChecks;
   /** Ids from this process's start time × 1000: above any id of an earlier run (see transitionSchema.id). */
   #nextId = Date.now() * 1_000;
@@ -172,7 +175,8 @@ export class Timeline implements IndexObserver {
         nodeIds: [this.#index.nodeIds[nodeIndex]!],
       });
     }
-    this.#fold(key, reads, state, nowMs);
+    // Not re-read yet since the index became whole: the walk will read what it holds then.
+    if (this.#reseeding.reached(key)) this.#fold(key, reads, state, nowMs);
   }
 
   /** A node is relisted after a gap: what changed there since `sinceMs` is unknown until it ends. */
@@ -229,13 +233,17 @@ export class Timeline implements IndexObserver {
     return this.#coverage.complete;
   }
 
+  /** Re-reads every hold from the index, without emitting: in slices, as new changes keep coming. */
   #reseed(nowMs: number): void {
     this.#holds.clear();
     this.#episodes.clear();
-    for (const key of this.#index.keysFrom("")) {
-      const hold = majorityHold(this.#index.reads(key), this.#index.quorumSize, nowMs);
-      if (hold) this.#holds.set(key, hold);
-    }
+    this.#reseeding.start(
+      (low) => this.#index.keysFrom(low),
+      (key) => {
+        const hold = majorityHold(this.#index.reads(key), this.#index.quorumSize, nowMs);
+        if (hold) this.#holds.set(key, hold);
+      },
+    );
   }
 
   #fold(key: string, reads: Reads, state: LockState | null, nowMs: number): void {
