@@ -8,7 +8,7 @@ import type { Transition } from "@/lib/api/timeline";
 import { BTree } from "@/lib/server/locks/rows/btree";
 import type { Reads } from "@/lib/server/locks/rows/live-index";
 import type { IndexedState } from "@/lib/server/locks/watch/node-store";
-import { KeyWalk } from "@/lib/server/timeline/key-walk";
+import { KeyWalk } from "@/lib/server/locks/rows/key-walk";
 import { Timeline, type IndexView } from "@/lib/server/timeline/timeline";
 
 const T0 = 1_700_000_000_000;

@@ -3,6 +3,7 @@
  * loop between them: at 100k locks × 5 nodes a walk in one go holds every request up for ~0.5 s.
  * The first slice runs at once (a small index is walked before start() returns). `reached(key)`
  * tells whether the walk has passed a key, so a change to a key not reached yet can be left to it.
+ * `visit` must not change the keys walked (collect, then change, as the live index's re-fold does).
  */
 const SLICE_MS = 8;
 
@@ -18,8 +19,15 @@ export class KeyWalk {
     return this.#active;
   }
 
-  /** Walks `keysFrom("")` onward, calling `visit` for each key (restarts a walk under way). */
-  start(keysFrom: (low: string) => Iterable<string>, visit: (key: string) => void): void {
+  /**
+   * Walks `keysFrom("")` onward, calling `visit` for each key, then `onDone` (restarts a walk under
+   * way; a stopped walk never calls its `onDone`).
+   */
+  start(
+    keysFrom: (low: string) => Iterable<string>,
+    visit: (key: string) => void,
+    onDone?: () => void,
+  ): void {
     const run = ++this.#run;
     this.#active = true;
     this.#after = undefined;
@@ -33,6 +41,7 @@ export class KeyWalk {
         if (performance.now() - startedAt > SLICE_MS) return void setImmediate(slice);
       }
       this.#active = false;
+      onDone?.();
     };
     slice();
   }
@@ -46,4 +55,12 @@ export class KeyWalk {
     this.#run += 1;
     this.#active = false;
   }
+}
+
+/** Visits every key of `keysFrom` as a KeyWalk does; resolves once the last is visited. */
+export function eachKeyInSlices(
+  keysFrom: (low: string) => Iterable<string>,
+  visit: (key: string) => void,
+): Promise<void> {
+  return new Promise((resolve) => new KeyWalk().start(keysFrom, visit, resolve));
 }
