@@ -40,7 +40,9 @@ async function consoleSectionOrError(
   }
 }
 
-const RESULTS_FILE = new URL("./results/latest.json", import.meta.url).pathname;
+/** BENCH_RESULTS_FILE writes a partial run (BENCH_ONLY) elsewhere, keeping the last full run. */
+const RESULTS_FILE =
+  process.env.BENCH_RESULTS_FILE ?? new URL("./results/latest.json", import.meta.url).pathname;
 
 async function main(): Promise<void> {
   const startedMs = performance.now();
