@@ -50,13 +50,10 @@ const memory = process.memoryUsage();
 const heap = getHeapStatistics();
 if (process.env.MEMORY_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.MEMORY_HEAP_SNAPSHOT);
 
-const nodeIds = ctx.registry.nodes.map((node) => node.id);
 /** What the `/api/metrics` route does per request. */
 async function scrape(): Promise<number> {
   const startedAt = performance.now();
-  await ctx.nodes();
-  ctx.metrics.recordIndex(ctx.index, nodeIds);
-  await ctx.metrics.registry.metrics();
+  await ctx.metricsText();
   return performance.now() - startedAt;
 }
 
