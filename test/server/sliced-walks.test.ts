@@ -8,7 +8,7 @@ import type { Transition } from "@/lib/api/timeline";
 import { BTree } from "@/lib/server/locks/rows/btree";
 import type { Reads } from "@/lib/server/locks/rows/live-index";
 import type { IndexedState } from "@/lib/server/locks/watch/node-store";
-import { KeyWalk } from "@/lib/server/locks/rows/key-walk";
+import { eachKeyInSlices, KeyWalk } from "@/lib/server/locks/rows/key-walk";
 import { Timeline, type IndexView } from "@/lib/server/timeline/timeline";
 
 const T0 = 1_700_000_000_000;
@@ -92,6 +92,26 @@ describe("a walk of every key in slices", () => {
   });
 });
 
+describe("every key in slices, awaited", () => {
+  it("resolves after the last key, and rejects (never throws uncaught) when a visit fails in a later slice", async () => {
+    const { keys } = fakeIndex();
+    let visited = 0;
+    await eachKeyInSlices(
+      (low) => keys.keys(low),
+      () => (visited += 1),
+    );
+    expect(visited).toBe(LOCKS);
+    const failing = eachKeyInSlices(
+      (low) => keys.keys(low),
+      (key) => {
+        if (key === `lock:${LOCKS - 1}`) throw new Error("unreadable");
+        for (let spin = 0; spin < 200; spin += 1) Math.sqrt(spin);
+      },
+    );
+    await expect(failing).rejects.toThrow("unreadable");
+  });
+});
+
 describe("the timeline's re-read of the holds once the index is whole", () => {
   it("yields, invents no acquisition for a lock it has not reached, and knows every hold at the end", async () => {
     const { index, keys, counter } = fakeIndex();
@@ -103,7 +123,7 @@ describe("the timeline's re-read of the holds once the index is whole", () => {
     });
     timeline.tick(T0); // the index is whole: the holds are re-read
     expect(counter.reads).toBeLessThan(LOCKS); // the rest waits for later turns
-    const last = `lock:${LOCKS - 1}`;
+    const last = keys.maxKey()!; // the last the walk reaches
     // A node's change to a lock the walk has not reached: left to the walk, nothing emitted.
     timeline.observe(last, keys.get(last)!, "held", 0, undefined, T0);
     await nextTurn();

@@ -8,7 +8,7 @@
 const SLICE_MS = 8;
 
 export class KeyWalk {
-  /** Bumped by every start() and stop(): an older walk stops at its next slice. */
+  /** Bumped by every start(): an older walk stops at its next slice. */
   #run = 0;
   #active = false;
   /** The last key visited; undefined before the first. */
@@ -20,13 +20,14 @@ export class KeyWalk {
   }
 
   /**
-   * Walks `keysFrom("")` onward, calling `visit` for each key, then `onDone` (restarts a walk under
-   * way; a stopped walk never calls its `onDone`).
+   * Walks `keysFrom("")` onward, calling `visit` for each key, then `onEnd` (with the error, when
+   * `visit` threw: the walk stops there). Restarts a walk under way, whose `onEnd` is never called.
+   * Without `onEnd`, an error is thrown (from a later slice: uncaught).
    */
   start(
     keysFrom: (low: string) => Iterable<string>,
     visit: (key: string) => void,
-    onDone?: () => void,
+    onEnd?: (error?: unknown) => void,
   ): void {
     const run = ++this.#run;
     this.#active = true;
@@ -34,14 +35,20 @@ export class KeyWalk {
     const slice = () => {
       if (run !== this.#run) return;
       const startedAt = performance.now();
-      for (const key of keysFrom(this.#after ?? "")) {
-        if (key === this.#after) continue;
-        visit(key);
-        this.#after = key;
-        if (performance.now() - startedAt > SLICE_MS) return void setImmediate(slice);
+      try {
+        for (const key of keysFrom(this.#after ?? "")) {
+          if (key === this.#after) continue;
+          visit(key);
+          this.#after = key;
+          if (performance.now() - startedAt > SLICE_MS) return void setImmediate(slice);
+        }
+      } catch (error) {
+        this.#active = false;
+        if (!onEnd) throw error;
+        return onEnd(error);
       }
       this.#active = false;
-      onDone?.();
+      onEnd?.();
     };
     slice();
   }
@@ -50,11 +57,6 @@ export class KeyWalk {
   reached(key: string): boolean {
     return !this.#active || (this.#after !== undefined && key <= this.#after);
   }
-
-  stop(): void {
-    this.#run += 1;
-    this.#active = false;
-  }
 }
 
 /** Visits every key of `keysFrom` as a KeyWalk does; resolves once the last is visited. */
@@ -62,5 +64,9 @@ export function eachKeyInSlices(
   keysFrom: (low: string) => Iterable<string>,
   visit: (key: string) => void,
 ): Promise<void> {
-  return new Promise((resolve) => new KeyWalk().start(keysFrom, visit, resolve));
+  return new Promise((resolve, reject) =>
+    new KeyWalk().start(keysFrom, visit, (error) =>
+      error === undefined ? resolve() : reject(error),
+    ),
+  );
 }
