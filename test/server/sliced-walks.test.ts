@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Transition } from "@/lib/api/timeline";
 import { BTree } from "@/lib/server/locks/rows/btree";
 import type { Reads } from "@/lib/server/locks/rows/live-index";
+import { refoldInSlices } from "@/lib/server/locks/rows/refold";
 import type { IndexedState } from "@/lib/server/locks/watch/node-store";
 import { eachKeyInSlices, KeyWalk } from "@/lib/server/locks/rows/key-walk";
 import { Timeline, type IndexView } from "@/lib/server/timeline/timeline";
@@ -89,6 +90,45 @@ describe("a walk of every key in slices", () => {
     await untilDone(walk);
     expect(second).toBe(LOCKS);
     expect(first).toBeLessThan(LOCKS);
+  });
+});
+
+describe("the live index's re-fold when a node comes or goes", () => {
+  function source(rows: number, unshown: number) {
+    const rowKeys = new BTree<string, true>();
+    for (let row = 0; row < rows; row += 1) rowKeys.set(`lock:${row}`, true);
+    const nodeKeys = Array.from({ length: unshown }, (_, key) => `away:${key}`);
+    const updates: string[] = [];
+    return {
+      updates,
+      source: {
+        rowKeys: (low?: string) => rowKeys.keys(low),
+        hasRow: (key: string) => rowKeys.has(key),
+        nodeKeys: () => [[...rowKeys.keys()], nodeKeys],
+        update: (key: string) => {
+          updates.push(key);
+          for (let spin = 0; spin < 200; spin += 1) Math.sqrt(spin);
+        },
+      },
+    };
+  }
+
+  it("updates every row and every key no row shows, over several turns, each once", async () => {
+    const { source: rows, updates } = source(LOCKS, 10);
+    const refold = refoldInSlices(rows, () => true);
+    expect(updates.length).toBeLessThan(LOCKS); // the first slice only, before the first yield
+    await refold;
+    expect(updates.length).toBe(LOCKS + 10);
+    expect(new Set(updates).size).toBe(LOCKS + 10);
+  });
+
+  it("stops when a newer re-fold takes over", async () => {
+    const { source: rows, updates } = source(LOCKS, 0);
+    let current = true;
+    const refold = refoldInSlices(rows, () => current);
+    current = false;
+    await refold;
+    expect(updates.length).toBeLessThan(LOCKS);
   });
 });
 

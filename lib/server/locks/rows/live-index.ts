@@ -14,6 +14,7 @@ import type { NodeKeyState } from "../read/key-state";
 import { foldResource, type FlagThresholds } from "./fold";
 import { factsOf, FiguresTally, type OwnershipFigures, type RowFacts } from "./ownership-figures";
 import { rowState } from "./quorum";
+import { refoldInSlices } from "./refold";
 import { ownerOfValue } from "../read/ownership";
 import { describeLatin1Key } from "../read/key-name";
 import { createBudget } from "../watch/budget";
@@ -40,14 +41,11 @@ export type Reads = ReadonlyArray<IndexedState | null | undefined>;
 const STATES: readonly LockState[] = ["held", "partial", "conflict", "releasing"];
 /** How often expired states are dropped when no page asks. */
 const SWEEP_INTERVAL_MS = 100;
-/** A re-fold of every row runs this long at most before it lets requests and reads in. */
-const REFOLD_SLICE_MS = 8;
 
 /** A row's state, with its metric facts when it has any (most plain locks have none). */
 type RowEntry = LockState | (RowFacts & { readonly state: LockState });
 const stateOfEntry = (entry: RowEntry) => (typeof entry === "string" ? entry : entry.state);
 const factsOfEntry = (entry: RowEntry | undefined) => (typeof entry === "object" ? entry : null);
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The row's state by the quorum rule (quorum.ts), except that a force-release's tombstone held
@@ -109,7 +107,7 @@ export class LiveIndex {
         onChange: (key: string, _state: unknown, cause?: RemovalCause) =>
           this.#update(key, nodeIndex, cause),
         shared: (name: string, value: string) => this.#shared(name, value),
-        onReachability: () => void this.#updateAll(),
+        onReachability: () => this.#updateAll(),
         onGap: (sinceMs: number) => this.#observer?.gap(sinceMs),
         onBrief: (key: string, holds: number) => this.#observer?.brief(key, nodeIndex, holds),
       };
@@ -297,51 +295,17 @@ export class LiveIndex {
     }
   }
 
-  /**
-   * A node came or went: every row's view of it changed. Re-folded in slices of REFOLD_SLICE_MS
-   * that yield between them (at 100k locks × 5 nodes one pass takes ~0.5 s, too long to hold
-   * requests up); rows not reached yet keep their previous state for that long. A newer change
-   * restarts it. First the rows, then the keys no row shows (every node holding them was away).
-   */
-  async #updateAll(): Promise<void> {
+  /** A node came or went: every row's view of it changed (re-folded in slices: refold.ts). */
+  #updateAll(): void {
     const run = ++this.#refoldRun;
-    let after: string | undefined;
-    for (let done = false; !done;) {
-      const slice = this.#sliceOf(this.#rows.keys(after), (key) => key !== after);
-      done = slice.done;
-      after = slice.keys.at(-1) ?? after;
-      if (!(await this.#refoldSlice(slice.keys, run))) return;
-    }
-    for (const watch of this.watches) {
-      const unshown = watch.keys()[Symbol.iterator]();
-      for (let done = false; !done;) {
-        const slice = this.#sliceOf(unshown, (key) => !this.#rows.has(key));
-        done = slice.done;
-        if (!(await this.#refoldSlice(slice.keys, run))) return;
-      }
-    }
-  }
-
-  /** One slice's worth of the keys from `keys` that pass `wanted`; done: `keys` ran out. */
-  #sliceOf(
-    keys: Iterator<string>,
-    wanted: (key: string) => boolean,
-  ): { keys: string[]; done: boolean } {
-    const slice: string[] = [];
-    const startedAt = performance.now();
-    for (let next = keys.next(); !next.done; next = keys.next()) {
-      if (wanted(next.value)) slice.push(next.value);
-      if (slice.length >= 1_000 || performance.now() - startedAt > REFOLD_SLICE_MS)
-        return { keys: slice, done: false };
-    }
-    return { keys: slice, done: true };
-  }
-
-  /** Updates `keys` then waits a turn; false when a newer re-fold (or close) took over. */
-  async #refoldSlice(keys: readonly string[], run: number): Promise<boolean> {
-    if (run !== this.#refoldRun) return false;
-    for (const key of keys) this.#update(key);
-    await nextTurn();
-    return run === this.#refoldRun;
+    void refoldInSlices(
+      {
+        rowKeys: (low) => this.#rows.keys(low),
+        hasRow: (key) => this.#rows.has(key),
+        nodeKeys: () => this.watches.map((watch) => watch.keys()),
+        update: (key) => this.#update(key),
+      },
+      () => run === this.#refoldRun,
+    );
   }
 }
