@@ -12,11 +12,12 @@ const only = process.env.BENCH_ONLY?.split(",");
 
 export const plan = {
   quick,
-  /** BENCH_ONLY=locks,paused,snapshot,memory runs only those sections (all by default). */
+  /** BENCH_ONLY=locks,paused,snapshot,busy,memory runs only those sections (all by default). */
   sections: {
     locks: !only || only.includes("locks"),
     paused: !only || only.includes("paused"),
     snapshot: !only || only.includes("snapshot"),
+    busy: !only || only.includes("busy"),
     memory: !only || only.includes("memory"),
   },
   /** Rounds of the interleaved scenarios; medians over rounds are reported. */
@@ -70,6 +71,12 @@ export const plan = {
     viewers: 50,
     /** How long 1 viewer, then 50, look at the index (each fetches a page every second). */
     idleWindowMs: quick ? 3_000 : 10_000,
+  },
+  /** The console beside a busy application (busy-app.ts): runs per scenario, windows per phase. */
+  busy: {
+    runs: Number(process.env.BENCH_ROUNDS ?? 3),
+    warmupMs: quick ? 1_500 : 3_000,
+    windowMs: quick ? 3_000 : 8_000,
   },
   /** The console alone in a process: RSS once listed, event-loop delay under scrapers of the metrics. */
   memory: {

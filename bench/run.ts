@@ -14,6 +14,7 @@ import { redisVersion } from "./redis-info";
 import { formatTable, machineInfo, writeResults } from "./report";
 import { loadOurs } from "./peers";
 import { buildRows } from "./rows";
+import { formatBusyTable, summarize } from "./busy-report";
 import { consoleMemory } from "./memory";
 import { consoleSnapshot } from "./scenarios/snapshot";
 import { runHungRelease, runLockRounds, runPausedNode, type Medians } from "./suite";
@@ -40,9 +41,21 @@ async function consoleSectionOrError(
   }
 }
 
+/** The busy-application section (busy-app.ts); loaded only when it runs, as it loads lib/server. */
+async function busyAppOrError(urls: string[], admins: Redis[]) {
+  try {
+    const { busyApp } = await import("./busy-app");
+    return await busyApp(urls, admins);
+  } catch (error) {
+    console.error("[bench] busy application section failed:", error);
+    return [];
+  }
+}
+
 /** BENCH_RESULTS_FILE writes a partial run (BENCH_ONLY) elsewhere, keeping the last full run. */
 const RESULTS_FILE =
   process.env.BENCH_RESULTS_FILE ?? new URL("./results/latest.json", import.meta.url).pathname;
+const BUSY_RESULTS_FILE = new URL("./results/busy-app.json", import.meta.url).pathname;
 
 async function main(): Promise<void> {
   const startedMs = performance.now();
@@ -60,6 +73,7 @@ async function main(): Promise<void> {
     const snapshot = sections.snapshot
       ? await consoleSectionOrError("snapshot", consoleSnapshot, masters.urls, admins)
       : {};
+    const busy = sections.busy ? await busyAppOrError(masters.urls, admins) : [];
     const memory = sections.memory
       ? await consoleSectionOrError("memory", consoleMemory, masters.urls, admins)
       : {};
@@ -74,6 +88,15 @@ async function main(): Promise<void> {
     const durationS = (performance.now() - startedMs) / 1000;
     const machine = machineInfo(await redisVersion(admins[0]!));
     process.stdout.write(`\n${formatTable(rows)}\n\n`);
+    if (busy.length > 0) {
+      process.stdout.write(`${formatBusyTable(busy)}\n\n`);
+      writeResults(BUSY_RESULTS_FILE, {
+        generatedAt: new Date().toISOString(),
+        plan: plan.busy,
+        summary: summarize(busy),
+        scenarios: busy,
+      });
+    }
     process.stdout.write(
       `machine: ${machine.cpuModel}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}; ours ${oursLoadedAs}; ${Math.round(durationS)} s${plan.quick ? " (BENCH_QUICK)" : ""}\n`,
     );
@@ -89,6 +112,7 @@ async function main(): Promise<void> {
       medians,
       rounds: lockRounds.rounds,
       pausedNodeSamples: paused.samples,
+      busyApp: { summary: summarize(busy), scenarios: busy },
     });
     process.stdout.write(`wrote ${RESULTS_FILE}\n`);
   } finally {

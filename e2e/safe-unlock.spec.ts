@@ -96,7 +96,7 @@ test("an asked holder that lets go is reported as released by the holder after N
   await holder.close();
 });
 
-test("an unresponsive holder is said so in words, with what forcing would do", async ({
+test("an unresponsive holder is said so in words, in its row of the locks table and on the lock page, with what forcing would do", async ({
   page,
   masters,
   stack,
@@ -106,8 +106,13 @@ test("an unresponsive holder is said so in words, with what forcing would do", a
   await holder.heartbeat(12_000); // its last heartbeat 12 s ago, its connections still open
   await masters.setOn(ALL_NODES, resource, holder.value(60_000), 60_000);
   await new LoginPage(page).login(stack.adminToken);
+  // The locks table says it in the row, and the badge leads to the lock page where the fix is.
+  const overview = new OverviewPage(page);
+  await overview.goto();
+  const alert = overview.row(resource).getByRole("link", { name: /holder unresponsive 1\d s/ });
+  await expect(alert).toBeVisible();
+  await alert.click();
   const detail = new LockDetailPage(page);
-  await detail.goto(resource);
   await expect(detail.summary).toContainText(
     /unresponsive for 1\d s \(paused, GC or a blocked event loop\)/,
   );

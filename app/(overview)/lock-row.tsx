@@ -2,6 +2,7 @@ import { OwnerExtension } from "@/components/locks/owner-extension";
 import Link from "next/link";
 import { memo, type CSSProperties } from "react";
 import { ElapsedSince } from "@/components/locks/held-for";
+import { HolderAlertBadge } from "@/components/locks/holder-alert-badge";
 import { HolderValue } from "@/components/locks/holder-value";
 import { LockActivity } from "@/components/locks/lock-activity";
 import { LockFlags } from "@/components/locks/lock-flags";
@@ -10,6 +11,7 @@ import { LockOwnerLabel } from "@/components/locks/lock-owner";
 import { LockStateBadge } from "@/components/locks/state-badge";
 import { ValidityCountdown } from "@/components/locks/validity-countdown";
 import type { LiveLockRow } from "@/lib/api/locks";
+import type { HolderAlert } from "./holder-alerts";
 import { NodePresence } from "./node-presence";
 import styles from "./locks-table.module.css";
 
@@ -18,6 +20,8 @@ interface LockRowViewProps {
   /** 1-based position among all rows, header included (aria-rowindex). */
   rowIndex: number;
   style: CSSProperties;
+  /** The holder's session is unresponsive or gone; undefined when alive or not known. */
+  holderAlert?: HolderAlert;
 }
 
 /** "2 · 5.0 s": how many wait, and for how long the first of them has waited. */
@@ -31,20 +35,29 @@ function WaitersCell({ waiters }: { waiters: LiveLockRow["waiters"] }) {
 }
 
 /** One lock: memoised so a poll re-renders only the rows whose data changed. */
-export const LockRowView = memo(function LockRowView({ row, rowIndex, style }: LockRowViewProps) {
+export const LockRowView = memo(function LockRowView({
+  row,
+  rowIndex,
+  style,
+  holderAlert,
+}: LockRowViewProps) {
+  const href = lockHref(row.resource, row.resourceBase64);
   return (
     <div role="row" aria-rowindex={rowIndex} className={styles.row} style={style}>
       <span role="cell" className={styles.resource}>
-        <Link
-          href={lockHref(row.resource, row.resourceBase64)}
-          title={row.resource}
-          className={styles.resourceName}
-        >
+        <Link href={href} title={row.resource} className={styles.resourceName}>
           {row.resource}
         </Link>
         {row.format === "redisson-hash" && <span className="muted"> (Redisson)</span>}
         <LockFlags flags={row.flags} />
         <LockActivity activity={row.activity} />
+        {holderAlert && holderAlert.state !== "alive" && holderAlert.state !== "unknown" && (
+          <HolderAlertBadge
+            state={holderAlert.state}
+            lastSeenAt={holderAlert.lastSeenAt}
+            href={href}
+          />
+        )}
       </span>
       <span role="cell" className={styles.state}>
         <LockStateBadge state={row.state} />

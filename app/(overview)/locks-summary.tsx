@@ -27,7 +27,9 @@ export function LocksSummary({
       )}
       {locks.truncated && (
         <p className="notice notice-warn">
-          A node holds more keys than the scan budget: some locks may be missing.
+          A node holds more lock keys than CONSOLE_SCAN_MAX_KEYS: locks past the cap are not
+          indexed, so this list and the history are incomplete (a lock&apos;s own page still reads
+          the nodes). Raise CONSOLE_SCAN_MAX_KEYS or narrow LOCK_MATCH.
         </p>
       )}
       {shown < locks.total && shown >= cappedAt && (

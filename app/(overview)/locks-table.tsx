@@ -4,6 +4,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useMemo, useRef, type CSSProperties } from "react";
 import { useMediaQuery } from "@/hooks/use-media-query";
 import type { LiveLockRow } from "@/lib/api/locks";
+import { useHolderAlerts } from "./holder-alerts";
 import { LockRowView } from "./lock-row";
 import { LocksTableHeader } from "./locks-table-header";
 import { groupByLabel, type GroupedItem } from "./owner-groups";
@@ -68,6 +69,7 @@ export function LocksTable({
 }: LocksTableProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const items = useMemo(() => groupByLabel(rows, groupBy), [rows, groupBy]);
+  const holderAlerts = useHolderAlerts();
   // Narrow screens fold each row onto two lines instead of scrolling sideways.
   const narrow = useMediaQuery("(max-width: 760px)");
   const rowHeightPx = narrow ? 68 : 42;
@@ -109,6 +111,7 @@ export function LocksTable({
               <LockRowView
                 key={virtual.key}
                 row={item.row}
+                holderAlert={holderAlerts.get(item.row.resource)}
                 rowIndex={virtual.index + 2}
                 style={style}
               />

@@ -2,6 +2,7 @@ import { NodeIndexStatus } from "@/components/locks/index-status";
 import { ValidityCountdown } from "@/components/locks/validity-countdown";
 import { formatLatencyMs, formatUptimeS } from "@/components/ui/format";
 import type { ClusterInfo, NodeInfo, NodeStatus } from "@/lib/api/nodes";
+import { KeyspaceEventsAction } from "./keyspace-events-action";
 import { NodeWarningChips, NodeWarningsDetails } from "./node-warnings";
 import styles from "./node-strip.module.css";
 
@@ -77,6 +78,7 @@ function NodeCard({ node }: { node: NodeInfo }) {
         )}
       </dl>
       <NodeIndexStatus index={node.index} />
+      <KeyspaceEventsAction node={node} />
       {node.cluster && <ClusterShards nodeId={node.id} cluster={node.cluster} />}
       {node.error && <p className={styles.error}>{node.error}</p>}
       <NodeWarningChips node={node} />

@@ -7,6 +7,7 @@ import styles from "./site-nav.module.css";
 const LINKS = [
   { href: "/", label: "Locks" },
   { href: "/sessions", label: "Holder sessions" },
+  { href: "/contention", label: "Contention" },
   { href: "/events", label: "Events" },
   { href: "/latency", label: "Latency" },
   { href: "/playground", label: "Playground" },

@@ -6,13 +6,21 @@ const BASIS_TEXT: Record<HistoryHorizon["basis"], string> = {
   "index-listed": "every node was first listed",
   retention: "older transitions fell out of the kept history",
   store: "the oldest transition in the state store",
+  sampled: "a node is polled",
 };
 
 /** From when the history is whole: before it, "no transition" means "not seen", not "nothing happened". */
 export function HistoryHorizonNotice({ horizon }: { horizon: HistoryHorizon }) {
   return (
     <>
-      {horizon.completeSince === null ? (
+      {horizon.basis === "sampled" ? (
+        <p className="notice notice-warn" data-testid="history-horizon">
+          {horizon.sampleNote}
+          {horizon.sampledSince !== null &&
+            ` Sampled since ${formatTimestamp(horizon.sampledSince)}; ${horizon.retained.toLocaleString()} of at most ${horizon.capacity.toLocaleString()} transitions kept.`}{" "}
+          The fix: turn on keyspace events on that node (its card on the Nodes panel).
+        </p>
+      ) : horizon.completeSince === null ? (
         <p className="notice notice-info" data-testid="history-horizon">
           History starts once every node has been listed: nothing is known yet.
         </p>

@@ -11,7 +11,7 @@ const WINDOW_MS = 60 * 60_000;
 const MIN_BAND_MS = WINDOW_MS / 300;
 const TICK_MS = 10 * 60_000;
 
-type Ending = "held" | "released" | "expired" | "force-released";
+type Ending = "held" | "released" | "expired" | "force-released" | "evicted";
 
 export interface HoldBand {
   value: string;
@@ -21,13 +21,14 @@ export interface HoldBand {
   ending: Ending;
 }
 
-const SERIES = ["held", "released", "expired", "force-released", "gap"] as const;
+const SERIES = ["held", "released", "expired", "force-released", "evicted", "gap"] as const;
 
 const ENDING_COLOUR: Record<Ending, string> = {
   held: "var(--info)",
   released: "var(--ok)",
   expired: "var(--danger)",
   "force-released": "var(--warn)",
+  evicted: "var(--danger)",
 };
 
 /** Holds from a lock's transitions (newest first): each acquisition paired with how it ended. */
@@ -50,7 +51,9 @@ export function holdBands(transitions: readonly Transition[], nowMs: number): Ho
     } else if (
       (transition.kind === "released" ||
         transition.kind === "expired" ||
-        transition.kind === "force-released") &&
+        transition.kind === "force-released" ||
+        // A hold lost to evictions (heldMs set); a per-node eviction beside a hold ends nothing.
+        (transition.kind === "evicted" && transition.heldMs !== null)) &&
       transition.value
     ) {
       let band = open.get(transition.value);
@@ -143,8 +146,9 @@ export function HoldTimeline({ transitions }: { transitions: readonly Transition
           {summary}. Bands: <span style={{ color: ENDING_COLOUR.held }}>held now</span>,{" "}
           <span style={{ color: ENDING_COLOUR.released }}>released</span>,{" "}
           <span style={{ color: ENDING_COLOUR.expired }}>expired while held</span>,{" "}
-          <span style={{ color: ENDING_COLOUR["force-released"] }}>force-released</span>; dashed
-          lines: evictions; grey: gaps.
+          <span style={{ color: ENDING_COLOUR["force-released"] }}>force-released</span>,{" "}
+          <span style={{ color: ENDING_COLOUR.evicted }}>lost to evictions</span>; dashed lines:
+          evictions; grey: gaps.
         </figcaption>
       }
     >

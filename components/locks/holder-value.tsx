@@ -3,7 +3,10 @@
 import { useState } from "react";
 import { shortValue } from "@/components/ui/format";
 
-/** A lock value, shortened, with a button that copies it whole. */
+/** What anonymous readers get instead of a value (app/api/_lib/redact.ts): already short. */
+const DIGEST = /^sha1:[0-9a-f]{12}$/;
+
+/** A lock value, shortened, with a button that copies it whole; a digest is shown whole. */
 export function HolderValue({ value }: { value: string | null }) {
   const [copied, setCopied] = useState(false);
   if (value === null) return <span className="muted">—</span>;
@@ -21,7 +24,11 @@ export function HolderValue({ value }: { value: string | null }) {
 
   return (
     <span className="holder-value">
-      <code title={value}>{shortValue(value)}</code>
+      {DIGEST.test(value) ? (
+        <code title="A digest of the value: sign in to see the value itself">{value}</code>
+      ) : (
+        <code title={value}>{shortValue(value)}</code>
+      )}
       <button
         type="button"
         className="icon-button"

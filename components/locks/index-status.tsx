@@ -1,5 +1,6 @@
 "use client";
 
+import { EventReadsSummary } from "@/components/locks/event-reads";
 import { ElapsedSince } from "@/components/locks/held-for";
 import type { Listing, NodeIndex } from "@/lib/api";
 
@@ -55,8 +56,29 @@ export function NodeIndexStatus({ index }: { index: NodeIndex }) {
           aria-label={`listing ${progress}`}
         />
       )}
+      {index.truncated && (
+        <p data-testid="node-index-truncated" className="notice notice-warn index-reason">
+          Key cap reached: {index.lockKeys.toLocaleString()} lock keys indexed and others left out,
+          so the list and history of this node are incomplete (a lock&apos;s own page reads the
+          node). Raise CONSOLE_SCAN_MAX_KEYS or narrow LOCK_MATCH.
+        </p>
+      )}
+      {index.mode === "polling" && index.polling && (
+        <p className="muted" data-testid="node-poll-pace">
+          Polled: changes seen within ~
+          {Math.max(1, Math.round(index.polling.changesWithinMs / 1_000))} s (
+          {index.polling.perS.toLocaleString()} keys/s, about{" "}
+          {index.polling.cpuShare === null
+            ? "2% of a core of this master at most"
+            : `${(index.polling.cpuShare * 100).toFixed(1)}% of a core of this master`}
+          ). Holds shorter than that are not seen.
+        </p>
+      )}
       {index.mode === "polling" && index.reason && (
         <p className="muted index-reason">{index.reason}</p>
+      )}
+      {index.mode === "watching" && index.eventReads && (
+        <EventReadsSummary reads={index.eventReads} />
       )}
     </div>
   );

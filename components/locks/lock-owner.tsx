@@ -56,8 +56,24 @@ export function LockOwnerLabel({ owner }: { owner: LockOwner }) {
   );
 }
 
-/** All labels of an owner as a definition list (lock detail, force-release dialog). */
-export function OwnerLabels({ labels }: { labels: Record<string, string> }) {
+/** "3.0 MB", "512 B": a cut label's original size, in decimal units. */
+export function sizeText(bytes: number): string {
+  if (bytes < 1_000) return `${bytes} B`;
+  const [size, unit] = bytes < 1_000_000 ? [bytes / 1_000, "kB"] : [bytes / 1_000_000, "MB"];
+  return `${size.toFixed(1)} ${unit}`;
+}
+
+/**
+ * All labels of an owner as a definition list (lock detail, force-release dialog). A label the
+ * console cut (`truncated`: name → original size) ends in "… (truncated, 3.0 MB)".
+ */
+export function OwnerLabels({
+  labels,
+  truncated,
+}: {
+  labels: Record<string, string>;
+  truncated?: Record<string, number>;
+}) {
   const entries = Object.entries(labels);
   if (entries.length === 0) return <span className="muted">no labels</span>;
   return (
@@ -66,6 +82,9 @@ export function OwnerLabels({ labels }: { labels: Record<string, string> }) {
         <span key={name} className="owner-label">
           <span className="muted">{visibleText(name)}=</span>
           {visibleText(value)}
+          {truncated?.[name] !== undefined && (
+            <span className="muted">… (truncated, {sizeText(truncated[name])})</span>
+          )}
         </span>
       ))}
     </span>

@@ -77,7 +77,16 @@ export function TransitionTable({
               )}
             </td>
           )}
-          <td>{transition.owner ? <OwnerLabels labels={transition.owner.labels} /> : "—"}</td>
+          <td>
+            {transition.owner ? (
+              <OwnerLabels
+                labels={transition.owner.labels}
+                truncated={transition.owner.truncatedLabels}
+              />
+            ) : (
+              "—"
+            )}
+          </td>
           <td className="nowrap">
             {transition.heldMs === null ? "—" : formatDurationMs(transition.heldMs)}
           </td>

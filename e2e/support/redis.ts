@@ -53,7 +53,7 @@ export class Masters {
   /** A contender registered as waiting for `key` (at `waitersKey(key)`), on every node, until `expiresAtMs`. */
   async putWaiter(
     key: string,
-    waiter: { id: string; labels: Record<string, string>; since: number },
+    waiter: { id: string; labels: Record<string, string>; since: number; session?: string },
     expiresAtMs: number,
   ): Promise<void> {
     const waiters = waitersKey(key);

@@ -106,27 +106,43 @@ export type NoSessionChoice = z.infer<typeof noSessionChoiceSchema>;
  *   node (compare-and-set), so nobody acquires before the holder acknowledges or its validity ends;
  *   gone → deleted (compare-and-delete). A holder without a session needs `noSession` (400 without
  *   it). Redisson hash locks are deleted, never tombstoned;
+ * - `valueDigest`: the same, comparing the SHA-1 of what each node holds with the digest;
  * - `force: true` without `expectedValue`: deletes whatever value each node holds.
  * The resource is named by `resource`, or by `resourceBase64` for a key that is not valid UTF-8.
  * The holder's session (if any) is notified on every node.
  */
+/** `sha1:` + 12 hex digits of a value's SHA-1, as rows show it (`valueDigest`). */
+export const valueDigestSchema = z
+  .string()
+  .regex(/^sha1:[0-9a-f]{12}$/, "must be sha1: followed by 12 lowercase hex digits");
+
 export const forceReleaseRequestSchema = z
   .strictObject({
     ...resourceFields,
     expectedValue: lockValueSchema.optional(),
+    /**
+     * Instead of `expectedValue`: the value's digest (`valueDigest` of the row), for a value shown
+     * cut or digested. Each node compares the SHA-1 of what it holds, in the same script that writes.
+     */
+    valueDigest: valueDigestSchema.optional(),
     force: z.boolean().optional(),
     noSession: noSessionChoiceSchema.optional(),
     reason: reasonSchema,
   })
   .refine(oneResource.check, oneResource.params)
-  .refine((body) => body.expectedValue !== undefined || body.force === true, {
-    message: "give expectedValue (compare-and-delete), or force: true to delete any value",
-    path: ["expectedValue"],
-  })
-  .refine((body) => !(body.expectedValue !== undefined && body.force === true), {
-    message: "give either expectedValue or force: true, not both",
-    path: ["force"],
-  });
+  .refine(
+    (body) =>
+      [
+        body.expectedValue !== undefined,
+        body.valueDigest !== undefined,
+        body.force === true,
+      ].filter(Boolean).length === 1,
+    {
+      message:
+        "give exactly one of expectedValue (compare-and-delete), valueDigest (compare by digest), or force: true to delete any value",
+      path: ["expectedValue"],
+    },
+  );
 export type ForceReleaseRequest = z.infer<typeof forceReleaseRequestSchema>;
 
 export const forceReleaseNodeOutcomeSchema = z.enum([

@@ -19,6 +19,8 @@ export const auditActionSchema = z.enum([
   "revoke",
   /** Every lock of one holder session force-released in one action. */
   "release-session",
+  /** An admin turned on a node's keyspace events (the node card's action). */
+  "keyspace-events",
   "login",
   "logout",
   /** A wrong admin token (login form or bearer); the first per client per minute, rate-limited. */

@@ -1,8 +1,7 @@
 /** `GET /api/locks` (snapshot) and `GET /api/locks/{resource}`. */
 import { z } from "zod";
 import { epochMsSchema, nodeIdSchema } from "./common";
-import { holderSessionSchema } from "./holder-session";
-import { indexModeSchema } from "./nodes";
+import { indexModeSchema } from "./node-index";
 
 export const lockStateSchema = z.enum([
   /** One value on at least a majority of nodes, and no other value anywhere. */
@@ -38,7 +37,13 @@ export type LockFormat = z.infer<typeof lockFormatSchema>;
  * extended (null for 2.x: a value held longer than `ttlMs` was extended, see `ownerExtension`).
  */
 export const ownerInfoSchema = z.object({
+  /** Each label cut to LABEL_VALUE_MAX_CHARS, at most LABELS_MAX of them (see truncatedLabels). */
   labels: z.record(z.string(), z.string()),
+  /**
+   * Labels whose value was cut, each with its original size (bytes when the node's read cut it,
+   * else characters): the UI shows "… (truncated, 3.0 MB)". Absent when none was cut.
+   */
+  truncatedLabels: z.record(z.string(), z.number().int().nonnegative()).optional(),
   acquiredAt: epochMsSchema,
   ttlMs: z.number().int().positive().nullable(),
   extensions: z.number().int().nonnegative().nullable(),
@@ -90,10 +95,15 @@ export const nodeHolderSchema = z.object({
   /** The holder's value (a Redisson hash: its holder field); null when absent or unreachable. */
   value: z.string().nullable(),
   /**
-   * Lists only: the value's full length in characters when `value` was cut to its first
-   * LIST_VALUE_MAX_CHARS (the one-resource read always carries the whole value).
+   * The value's full size when `value` is not the whole value: cut to LIST_VALUE_MAX_CHARS in lists
+   * (characters), or cut by the read itself past READ_VALUE_MAX_BYTES (bytes on the node).
    */
   valueLength: z.number().int().optional(),
+  /**
+   * `sha1:` + 12 hex digits of the SHA-1 of the whole value (null with no value). Anonymous readers
+   * get this in `value` too (values are tokens); force-release accepts it as `expectedDigest`.
+   */
+  valueDigest: z.string().nullable().optional(),
   /** Time left in ms; -1: the key never expires; null when absent or unreachable. */
   pttlMs: z.number().nullable(),
   format: lockFormatSchema.nullable(),
@@ -112,8 +122,10 @@ export const lockRowSchema = z.object({
   state: lockStateSchema,
   /** The value held on most nodes (ties: the one with the longest validity); null if none. */
   value: z.string().nullable(),
-  /** Lists only: the full length when `value` was cut (see nodeHolderSchema.valueLength). */
+  /** The full size when `value` was cut (see nodeHolderSchema.valueLength). */
   valueLength: z.number().int().optional(),
+  /** The digest of `value` (see nodeHolderSchema.valueDigest). */
+  valueDigest: z.string().nullable().optional(),
   format: lockFormatSchema,
   /** How many nodes hold `value`. */
   quorum: z.number().int(),
@@ -167,6 +179,10 @@ export const DEFAULT_PAGE_LIMIT = 100;
 /** Values in `GET /api/locks` rows are cut to this many characters (one 5 MB value must not make every page 10 MB). */
 export const LIST_VALUE_MAX_CHARS = 256;
 export const MAX_PAGE_LIMIT = 1000;
+/** Owner label values (and names) are cut to this many characters wherever they are served. */
+export const LABEL_VALUE_MAX_CHARS = 256;
+/** At most this many owner labels are served per holder. */
+export const LABELS_MAX = 32;
 
 /** Query of `GET /api/locks`. All fields arrive as strings. */
 export const locksQuerySchema = z.object({
@@ -199,7 +215,10 @@ export const listingNodeSchema = z.object({
 });
 
 export const listingSchema = z.object({
-  /** True once every reachable node has been listed completely at least once: rows are whole. */
+  /**
+   * True once every reachable node has been listed completely and is followed, with nothing left
+   * out by the key cap: rows are whole.
+   */
   complete: z.boolean(),
   nodes: z.array(listingNodeSchema),
 });
@@ -220,69 +239,12 @@ export const locksResponseSchema = z.object({
   counts: lockCountsSchema,
   /** Nodes that did not answer the scan: their holders show as unreachable. */
   unreachableNodes: z.array(nodeIdSchema),
-  /** True when a node held more lock keys than CONSOLE_SCAN_MAX_KEYS: rows may be missing. */
+  /**
+   * True when a node holds more lock keys than CONSOLE_SCAN_MAX_KEYS: rows may be missing, and
+   * `listing.complete` is false until a listing fits under the cap again.
+   */
   truncated: z.boolean(),
   /** Whether the rows are whole yet (a listing may still run) and how fresh each node is. */
   listing: listingSchema,
 });
 export type LocksResponse = z.infer<typeof locksResponseSchema>;
-
-/** A fencing token: a count of fenced acquires, strictly increasing per resource. */
-const fencingTokenSchema = z.number().int().nonnegative().nullable();
-
-/** One node in the one-resource read: its holder, plus the fencing counter kept on that node. */
-export const nodeHolderDetailSchema = nodeHolderSchema.extend({
-  /**
-   * The counter at `redlock:fence:<resource>` on this node: the highest token recorded there.
-   * null when the node has none (never fenced, or restarted empty) or did not answer.
-   */
-  fencingToken: fencingTokenSchema,
-});
-export type NodeHolderDetail = z.infer<typeof nodeHolderDetailSchema>;
-
-/** One contender waiting for the resource, merged across the nodes that list it. */
-export const waiterSchema = z.object({
-  /** Random id of the contender's wait (16 hex chars). */
-  id: z.string(),
-  labels: z.record(z.string(), z.string()),
-  /** When it started waiting (its clock, epoch ms). */
-  since: epochMsSchema,
-  /** When its wait ends at the latest (epoch ms): the latest among the nodes. */
-  expiresAt: epochMsSchema,
-  /** Nodes listing it. */
-  nodeCount: z.number().int(),
-});
-export type Waiter = z.infer<typeof waiterSchema>;
-
-/** Most waiters read per node for the detail view. */
-export const MAX_WAITERS_LISTED = 100;
-
-/** A snapshot row whose nodes also carry their fencing counters, with the waiters listed. */
-export const lockDetailSchema = lockRowSchema.extend({
-  nodes: z.array(nodeHolderDetailSchema),
-  /** Live waiters, longest waiting first (at most MAX_WAITERS_LISTED per node are read). */
-  waiterList: z.array(waiterSchema),
-});
-export type LockDetail = z.infer<typeof lockDetailSchema>;
-
-/** `GET /api/locks/{resource}`: read fresh from every node (not from the shared snapshot). */
-export const lockResponseSchema = z.object({
-  serverTime: epochMsSchema,
-  /** null when no node holds the resource. */
-  lock: lockDetailSchema.nullable(),
-  /**
-   * The latest token recorded for this resource; the current holder's when it acquired with
-   * fencing. The highest counter among the nodes that answered (the library records a token on a
-   * majority, so a minority lagging behind does not hide it). Outlives the lock, so a free resource
-   * shows the last one handed out; null when no answering node has a counter.
-   */
-  fencingToken: fencingTokenSchema,
-  unreachableNodes: z.array(nodeIdSchema),
-  /**
-   * The session of the holder of `lock.value` (of a tombstone: of the holder it replaced), its
-   * liveness read from the nodes; null when the resource is free. A holder whose value carries no
-   * session id is `{ id: null, state: "unknown", lastSeenAt: null, labels: {} }`.
-   */
-  holderSession: holderSessionSchema.nullable(),
-});
-export type LockResponse = z.infer<typeof lockResponseSchema>;

@@ -1,6 +1,7 @@
 /** `GET /api/health` and `GET /api/nodes`. */
 import { z } from "zod";
 import { epochMsSchema, nodeAddressSchema, nodeIdSchema } from "./common";
+import { nodeIndexSchema } from "./node-index";
 
 export const nodeStatusSchema = z.enum(["up", "down", "quarantined"]);
 export type NodeStatus = z.infer<typeof nodeStatusSchema>;
@@ -31,79 +32,6 @@ export type NodeWarningCode = z.infer<typeof nodeWarningCodeSchema>;
 export const nodeWarningSchema = z.object({ code: nodeWarningCodeSchema, message: z.string() });
 export type NodeWarning = z.infer<typeof nodeWarningSchema>;
 
-/**
- * How the console's live index follows a node: `listing` (the first paced list, or a relist after a
- * gap, is still running), `watching` (listed, then kept current by keyspace notifications),
- * `polling` (notifications off on the node: relisted in paced passes), `down` (unreachable; the
- * index keeps what it last knew, shown as unreachable).
- */
-export const indexModeSchema = z.enum(["listing", "watching", "polling", "down"]);
-export type IndexMode = z.infer<typeof indexModeSchema>;
-
-/** Why a listing of a node runs. */
-export const listingReasonSchema = z.enum([
-  /** The console started. */
-  "start",
-  /** The node or its notification subscription came back after a gap. */
-  "reconnect",
-  /** The node's run_id changed: it restarted or failed over, and may have lost keys. */
-  "restart",
-  /** More changes arrived than the console could read within its budget. */
-  "overflow",
-  /** The periodic resync (CONSOLE_RESYNC_INTERVAL_MS). */
-  "resync",
-  /** A pass of polling mode. */
-  "poll",
-]);
-export type ListingReason = z.infer<typeof listingReasonSchema>;
-
-/** A paced listing in progress: how far it got. */
-export const listingProgressSchema = z.object({
-  reason: listingReasonSchema,
-  startedAt: epochMsSchema,
-  /** Keys SCAN has visited so far (an estimate: SCAN COUNT per call). */
-  keysVisited: z.number().int().nonnegative(),
-  /** Keys in the node's db when the listing started (DBSIZE); null when unknown. */
-  keysTotal: z.number().int().nonnegative().nullable(),
-  /** Lock keys found so far. */
-  locksFound: z.number().int().nonnegative(),
-  /**
-   * Keys read so far that hold no lock of a recognised format (an application's own keys, other
-   * types, or keys gone before the read): skipped, not listed, not kept.
-   */
-  keysSkipped: z.number().int().nonnegative(),
-  /** keysVisited / keysTotal, capped below 1 until the SCAN completes; null when unknown. */
-  fraction: z.number().min(0).max(1).nullable(),
-});
-export type ListingProgress = z.infer<typeof listingProgressSchema>;
-
-/** The live index's view of one node: mode, freshness, listing progress. */
-export const nodeIndexSchema = z.object({
-  mode: indexModeSchema,
-  /** Why a node is polled rather than watched (e.g. notify-keyspace-events lacks flags); else null. */
-  reason: z.string().nullable(),
-  /**
-   * Every change on the node up to this instant (console clock, epoch ms) is in the index: "as of".
-   * null until the node's first listing completes.
-   */
-  asOf: epochMsSchema.nullable(),
-  /** The listing in progress (first list, relist, resync or polling pass); null when none runs. */
-  listing: listingProgressSchema.nullable(),
-  /** When the last complete listing ended, and how long it took; null before the first. */
-  listedAt: epochMsSchema.nullable(),
-  listingMs: z.number().nullable(),
-  /** Lock keys of this node in the index. */
-  lockKeys: z.number().int().nonnegative(),
-  /**
-   * Keys matching LOCK_MATCH that the last complete listing skipped: no lock of a recognised format
-   * (see listingProgressSchema.keysSkipped); 0 before the first listing.
-   */
-  skippedKeys: z.number().int().nonnegative(),
-  /** Keys per second the console may visit or read on this node (CONSOLE_SCAN_BUDGET_PER_S). */
-  budgetPerS: z.number().int().positive(),
-});
-export type NodeIndex = z.infer<typeof nodeIndexSchema>;
-
 /** One primary (shard) of a cluster node: the slots it serves, its replicas, how the index follows it. */
 export const clusterShardSchema = z.object({
   address: nodeAddressSchema,
@@ -133,6 +61,21 @@ export const clusterInfoSchema = z.object({
   shards: z.array(clusterShardSchema),
 });
 export type ClusterInfo = z.infer<typeof clusterInfoSchema>;
+
+/**
+ * A master's write rate between the last two node reports, from the INFO they read anyway: what
+ * turning keyspace events on would make it publish (one notification per key written, two for a
+ * write that sets a TTL, one per expiry or eviction).
+ */
+export const writeRateSchema = z.object({
+  /** Keys written per second (Redis' dirty counter, `rdb_changes_since_last_save`). */
+  keyWritesPerS: z.number().int().nonnegative(),
+  /** Keys expired or evicted per second (`expired_keys` + `evicted_keys`). */
+  expiriesPerS: z.number().int().nonnegative(),
+  /** The window the rates were measured over: the time between the two reports. */
+  measuredOverMs: z.number().positive(),
+});
+export type WriteRate = z.infer<typeof writeRateSchema>;
 
 export const nodeInfoSchema = z.object({
   id: nodeIdSchema,
@@ -165,6 +108,11 @@ export const nodeInfoSchema = z.object({
   warnings: z.array(nodeWarningSchema),
   /** How the live index follows this node. */
   index: nodeIndexSchema,
+  /**
+   * A single server's write rate between the last two reports; null before the second report, across
+   * a restart or a save, for a cluster node, or when down.
+   */
+  writeRate: writeRateSchema.nullable().optional(),
 });
 export type NodeInfo = z.infer<typeof nodeInfoSchema>;
 

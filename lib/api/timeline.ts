@@ -41,7 +41,11 @@ export const transitionKindSchema = z.enum([
   "reservation-ended",
   /** A force-release of the tombstone itself lifted it: the operator accepted that the holder may not have stopped. */
   "reservation-lifted",
-  /** A node's maxmemory policy deleted a lock key: always an error (the lock's safety is gone there). */
+  /**
+   * A node's maxmemory policy deleted a lock key: always an error (the lock's safety is gone there).
+   * On a minority of nodes the hold goes on beside it; a hold that lost its majority mostly to
+   * evictions ends as one `evicted` with `heldMs` (never as "released": nobody released it).
+   */
   "evicted",
   /** Different values on different nodes for longer than EPISODE_MIN_MS. */
   "conflict",
@@ -122,7 +126,7 @@ export const transitionSchema = z.object({
   heldMs: z.number().nullable(),
   /** The most contenders seen waiting during the hold (acquired: waiting at that moment). */
   waiters: z.number().int().nonnegative(),
-  /** evicted: the node that evicted; conflict/partial: the nodes that held a value. */
+  /** evicted: the node(s) that evicted; conflict/partial: the nodes that held a value. */
   nodeIds: z.array(nodeIdSchema),
   /** force-released, releasing and what ended the tombstone: who did it (the audit's actor) and why. */
   by: z.string().nullable(),
@@ -179,8 +183,22 @@ export function makeTransition(
 export const historyHorizonSchema = z.object({
   /** Transitions are complete from this instant (console clock) up to now, gaps aside; null: not yet. */
   completeSince: epochMsSchema.nullable(),
-  /** Why history starts there. */
-  basis: z.enum(["console-start", "index-listed", "retention", "store"]),
+  /**
+   * Why history starts there; "sampled": a node is polled (no keyspace events), so history is a
+   * sample and never complete: `completeSince` is null, `sampledSince` says since when it samples.
+   */
+  basis: z.enum(["console-start", "index-listed", "retention", "store", "sampled"]),
+  /** While sampled: since when transitions are recorded (as a sample); null otherwise. */
+  sampledSince: epochMsSchema.nullable().default(null),
+  /**
+   * The nodes polled now, and about how often a pass sees each change (`everyMs`): a hold shorter
+   * than that may never be seen there. Empty when every node is watched.
+   */
+  sampled: z
+    .array(z.object({ nodeId: z.string(), everyMs: z.number().nonnegative().nullable() }))
+    .default([]),
+  /** The sample said in words (the lock and events pages show it); null when nothing is sampled. */
+  sampleNote: z.string().nullable().default(null),
   /** True while the index is not whole (a node being listed): changes now are not all seen. */
   gapOpen: z.boolean(),
   /** Transitions kept at most (CONSOLE_HISTORY_MAX). */

@@ -34,6 +34,8 @@ export interface Holding {
   forced?: LockForceReleasedError;
   /** Revokes confirmed, by resource, to record the release in their markers. */
   revokes?: Map<string, Revoke>;
+  /** Order of the acquire among the session's acquires and waits (Holdings.sequence). */
+  readonly acquiredSeq: number;
 }
 
 /** An acquire of the session waiting to retry, which a revoke of its resources cancels. */
@@ -50,7 +52,13 @@ export interface PendingAcquire {
  */
 export class Holdings {
   private readonly byValue = new Map<string, Holding>();
-  private readonly waits = new Set<{ resources: readonly string[]; cancel: AbortController }>();
+  private readonly waits = new Set<{
+    resources: readonly string[];
+    cancel: AbortController;
+    startedSeq: number;
+  }>();
+  /** Orders acquires and waits: a wait that started after a lock was acquired has a larger number. */
+  private sequence = 0;
 
   constructor(
     private readonly emit: <E extends keyof HoldingEvents>(
@@ -61,7 +69,7 @@ export class Holdings {
 
   /** A lock was acquired. */
   acquired(lock: Lock): void {
-    this.byValue.set(lock.value, { lock });
+    this.byValue.set(lock.value, { lock, acquiredSeq: (this.sequence += 1) });
   }
 
   /** A lock was extended: its new handle, if the lock is one of ours. */
@@ -106,15 +114,20 @@ export class Holdings {
     const { error } = revoke;
     if (holding.revokes?.get(error.resource)?.error.auditId === error.auditId) return;
     (holding.revokes ??= new Map()).set(error.resource, revoke);
+    // Cancelled: the waits for the revoked resource, and those that began while this session held
+    // the revoked lock. A routine that holds A and waits for B is how a deadlock cycle looks from
+    // inside; revoking A is how the console breaks it, and the wait for B must end too, or the
+    // routine never settles and A stays held until the deadline.
     for (const wait of this.waits)
-      if (wait.resources.includes(error.resource)) wait.cancel.abort(error);
+      if (wait.resources.includes(error.resource) || wait.startedSeq > holding.acquiredSeq)
+        wait.cancel.abort(error);
     if (holding.watcher) holding.watcher.revoked(error);
     else this.emit("lockRevoked", { lock: holding.lock, error });
   }
 
   /** An acquire of `resources` is waiting to retry. */
   waiting(resources: readonly string[]): PendingAcquire {
-    const wait = { resources, cancel: new AbortController() };
+    const wait = { resources, cancel: new AbortController(), startedSeq: (this.sequence += 1) };
     this.waits.add(wait);
     return { signal: wait.cancel.signal, leave: () => this.waits.delete(wait) };
   }

@@ -81,6 +81,8 @@ export class WaiterEntry {
   private registeredUntil = 0;
   private readonly registeredOn = new Set<RedlockNode>();
   private failedAttempts = 0;
+  /** Epoch ms of the first failed attempt: when the wait, as others see it, began. */
+  private firstFailedMs: number | undefined;
 
   constructor(
     private readonly core: Core,
@@ -108,7 +110,8 @@ export class WaiterEntry {
     const wake = this.wakeChannel === undefined ? "" : `,"wake":"${this.wakeChannel}"`;
     const sessionId = this.core.session?.id;
     const session = sessionId === undefined ? "" : `,"session":"${sessionId}"`;
-    return `{"id":"${this.id}","labels":${this.labels},"since":${this.sinceMs}${session}${wake}}`;
+    const failed = this.firstFailedMs === undefined ? "" : `,"firstFailedAt":${this.firstFailedMs}`;
+    return `{"id":"${this.id}","labels":${this.labels},"since":${this.sinceMs}${failed}${session}${wake}}`;
   }
 
   /**
@@ -148,6 +151,11 @@ export class WaiterEntry {
     const retriesLeft = retryCount === -1 ? Infinity : retryCount - this.failedAttempts + 1;
     if (retriesLeft <= 0) return;
     const nowMs = Date.now();
+    if (this.firstFailedMs === undefined) {
+      // Not registered anywhere yet: the member can still change without a removal.
+      this.firstFailedMs = nowMs;
+      this.member = this.memberText();
+    }
     const wakeOn = wakeNodes(this.core.nodes).waking;
     // Renew only when the entry could lapse before the next failed attempt comes round; until
     // then, list it only on a node that has become one of the wake nodes since (another went down

@@ -5,63 +5,19 @@
  * with it before spawning Next.js; the module holds no secret itself, it only reads process.env.
  */
 import { z } from "zod";
+import {
+  adminTokenSchema,
+  booleanVar,
+  TOKEN_HINT,
+  integerVar,
+  listVar,
+  nodeUrl,
+  redisUrl,
+} from "./config-vars";
 
-const booleanVar = z
-  .enum(["true", "false", "1", "0", "yes", "no", "on", "off", ""], {
-    error: "must be true or false",
-  })
-  .transform((text) => ["true", "1", "yes", "on"].includes(text));
-
-const integerVar = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
-
-const listVar = z.string({ error: "is required: a comma-separated list" }).transform((text) =>
-  text
-    .split(",")
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0),
-);
-
-const redisUrl = z.string().refine((text) => {
-  try {
-    const url = new URL(text);
-    return (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname.length > 0;
-  } catch {
-    return false;
-  }
-}, "each entry must be a redis:// or rediss:// URL with a host");
-
-/** The values `cluster=` takes in a REDLOCK_NODES entry's query, and what each says. */
-const CLUSTER_FLAG: ReadonlyMap<string, boolean> = new Map([
-  ["true", true],
-  ["1", true],
-  ["yes", true],
-  ["false", false],
-  ["0", false],
-  ["no", false],
-]);
-
-/** `cluster=` of an entry: absent (null), a flag, or undefined for a value that is none. */
-const clusterFlagOf = (url: URL): boolean | null | undefined => {
-  const flag = url.searchParams.get("cluster");
-  return flag === null ? null : CLUSTER_FLAG.get(flag.toLowerCase());
-};
-
-/** True when a REDLOCK_NODES entry names a Redis Cluster: `cluster=true` (or 1, yes) in its query. */
-export const isClusterUrl = (url: string): boolean => clusterFlagOf(new URL(url)) === true;
-
-/** `?cluster=true` marks a Redis Cluster (node-registry.ts); a cluster has no database but 0. */
-const nodeUrl = redisUrl.refine((text) => {
-  if (!URL.canParse(text)) return true; // redisUrl has said so already
-  const url = new URL(text);
-  const flag = clusterFlagOf(url);
-  if (flag === null) return true;
-  return flag !== undefined && ["", "/", "/0"].includes(url.pathname);
-}, "cluster= must be true or false, and a cluster URL selects no database (a cluster has db 0 only)");
+export { isClusterUrl, MIN_ADMIN_TOKEN_LENGTH } from "./config-vars";
+import { DEFAULT_READ_BYTES_PER_S } from "./locks/watch/budget";
+import { waitObjectivesVar, type WaitObjective } from "./wait-objectives-config";
 
 /**
  * Default of CONSOLE_SCAN_BUDGET_PER_S: keys per second per node. A key costs one whether SCAN visits
@@ -77,40 +33,6 @@ export const DEFAULT_SCAN_BUDGET_PER_S = 25_000;
  */
 export const DEFAULT_HISTORY_MAX = 50_000;
 
-/** Shortest admin token accepted: 32 hex digits carry 128 random bits. */
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
-const MIN_ADMIN_TOKEN_DISTINCT_CHARS = 12;
-const TOKEN_HINT = "generate one with `openssl rand -hex 32`";
-
-/**
- * The admin token must look random: long, varied characters, at least 128 bits by the size of the
- * alphabet it uses. The audit trail shows no fingerprint of it, but a short or human-chosen token
- * still falls to guessing (the limiter slows one client, not a botnet). Only the shape can be
- * checked: a long passphrase passes, so prefer the generated kind.
- */
-const adminTokenSchema = z
-  .string()
-  .max(512, "must be at most 512 characters")
-  .superRefine((token, context) => {
-    const distinct = new Set(token).size;
-    const alphabet =
-      (/[a-z]/.test(token) ? 26 : 0) +
-      (/[A-Z]/.test(token) ? 26 : 0) +
-      (/[0-9]/.test(token) ? 10 : 0) +
-      (/[^a-zA-Z0-9]/.test(token) ? 32 : 0);
-    const bits = token.length * Math.log2(Math.max(alphabet, 2));
-    if (
-      token.length < MIN_ADMIN_TOKEN_LENGTH ||
-      distinct < MIN_ADMIN_TOKEN_DISTINCT_CHARS ||
-      bits < 128
-    ) {
-      context.addIssue({
-        code: "custom",
-        message: `is too weak: it must be a random secret of at least ${MIN_ADMIN_TOKEN_LENGTH} characters with at least ${MIN_ADMIN_TOKEN_DISTINCT_CHARS} different ones (this one has ${token.length}, ${distinct} different); ${TOKEN_HINT}`,
-      });
-    }
-  });
-
 const envSchema = z.object({
   REDLOCK_NODES: listVar.pipe(z.array(nodeUrl).min(1, "must list at least one redis:// URL")),
   CONSOLE_ADMIN_TOKEN: adminTokenSchema.optional(),
@@ -125,8 +47,14 @@ const envSchema = z.object({
   CONSOLE_SNAPSHOT_MAX_AGE_MS: integerVar(0, 60_000).default(1_000),
   CONSOLE_SCAN_MAX_KEYS: integerVar(100, 10_000_000).default(1_000_000),
   CONSOLE_SCAN_BUDGET_PER_S: integerVar(100, 10_000_000).default(DEFAULT_SCAN_BUDGET_PER_S),
+  CONSOLE_READ_BYTES_PER_S: integerVar(64 * 1024, 1024 * 1024 * 1024).default(
+    DEFAULT_READ_BYTES_PER_S,
+  ),
   CONSOLE_RESYNC_INTERVAL_MS: integerVar(1_000, 86_400_000).default(300_000),
   CONSOLE_ENABLE_KEYSPACE_EVENTS: booleanVar.default(false),
+  CONSOLE_RESTORE_KEYSPACE_EVENTS: booleanVar.default(false),
+  CONSOLE_SKIP_SHAPE_AFTER_READS: integerVar(0, 1_000_000_000).default(1_000),
+  CONSOLE_SHAPE_SAMPLE_MS: integerVar(100, 3_600_000).default(1_000),
   CONSOLE_SESSION_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
   CONSOLE_AUDIT_MAXLEN: integerVar(100, 10_000_000).default(10_000),
   CONSOLE_HISTORY_MAX: integerVar(100, 10_000_000).default(DEFAULT_HISTORY_MAX),
@@ -147,6 +75,7 @@ const envSchema = z.object({
     )
     .default("127.0.0.1"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  CONSOLE_WAIT_OBJECTIVES: waitObjectivesVar.default([]),
 });
 
 export interface ConsoleConfig {
@@ -174,10 +103,24 @@ export interface ConsoleConfig {
    * polling and reading what notifications name alike: freshness degrades, the masters do not.
    */
   readonly scanBudgetPerS: number;
+  /** Value bytes per second the live index may read or hash on each node (budget.ts). */
+  readonly readBytesPerS: number;
   /** How often a watched node is relisted anyway (paced), to heal what notifications missed. */
   readonly resyncIntervalMs: number;
   /** Turn on the keyspace notifications the index needs on nodes that lack them (CONFIG SET). */
   readonly enableKeyspaceEvents: boolean;
+  /**
+   * On close, put back the notify-keyspace-events this console changed (by CONSOLE_ENABLE_KEYSPACE_EVENTS
+   * or the node card's action). Off by default: another console or application may rely on them.
+   */
+  readonly restoreKeyspaceEvents: boolean;
+  /**
+   * With notifications on, a key shape (`orders:*:view`) read this many times without holding a lock
+   * is no longer read on notifications (the resync still lists it); 0: every changed key is read.
+   */
+  readonly skipShapeAfterReads: number;
+  /** A skipped shape still has one changed key read this often (ms), to notice it holding locks. */
+  readonly shapeSampleIntervalMs: number;
   readonly sessionTtlS: number;
   /** Approximate MAXLEN of the audit stream on each node. */
   readonly auditMaxLen: number;
@@ -204,6 +147,8 @@ export interface ConsoleConfig {
    */
   readonly host: string;
   readonly logLevel: string;
+  /** Wait-time objectives (CONSOLE_WAIT_OBJECTIVES, wait-objectives-config.ts); [] when none. */
+  readonly waitObjectives: readonly WaitObjective[];
 }
 
 export class ConfigError extends Error {
@@ -213,6 +158,26 @@ export class ConfigError extends Error {
 /** Parses the environment; throws one ConfigError naming every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): ConsoleConfig {
   return toConfig(env, true);
+}
+
+/** `host:port` of a redis URL, localhost spelled one way; null when it is no URL. */
+function serverOf(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    const host = ["localhost", "[::1]"].includes(parsed.hostname) ? "127.0.0.1" : parsed.hostname;
+    return `${host}:${parsed.port || "6379"}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The lock node (`host:port`) the state store's URL names, else null. A first check, by address;
+ * the console also compares run_ids when it opens the store (open-state-store.ts).
+ */
+function lockNodeNamed(stateUrl: string | undefined, nodeUrls: readonly string[]): string | null {
+  const server = stateUrl === undefined ? null : serverOf(stateUrl);
+  return server !== null && nodeUrls.some((url) => serverOf(url) === server) ? server : null;
 }
 
 function toConfig(env: Record<string, string | undefined>, requireToken: boolean): ConsoleConfig {
@@ -231,6 +196,13 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
       `  CONSOLE_ADMIN_TOKEN: is required unless CONSOLE_READ_ONLY=true (npm start generates one in embedded mode; else ${TOKEN_HINT})`,
     );
   }
+  const clash = result.success
+    ? lockNodeNamed(result.data.CONSOLE_STATE_URL, result.data.REDLOCK_NODES)
+    : null;
+  if (clash !== null)
+    lines.push(
+      `  CONSOLE_STATE_URL: names lock node ${clash} (REDLOCK_NODES): the console's state must live on another Redis`,
+    );
   if (!result.success || lines.length > 0) {
     throw new ConfigError(`Invalid console configuration:\n${[...new Set(lines)].join("\n")}`);
   }
@@ -247,8 +219,12 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     snapshotMaxAgeMs: vars.CONSOLE_SNAPSHOT_MAX_AGE_MS,
     scanMaxKeys: vars.CONSOLE_SCAN_MAX_KEYS,
     scanBudgetPerS: vars.CONSOLE_SCAN_BUDGET_PER_S,
+    readBytesPerS: vars.CONSOLE_READ_BYTES_PER_S,
     resyncIntervalMs: vars.CONSOLE_RESYNC_INTERVAL_MS,
     enableKeyspaceEvents: vars.CONSOLE_ENABLE_KEYSPACE_EVENTS,
+    restoreKeyspaceEvents: vars.CONSOLE_RESTORE_KEYSPACE_EVENTS,
+    skipShapeAfterReads: vars.CONSOLE_SKIP_SHAPE_AFTER_READS,
+    shapeSampleIntervalMs: vars.CONSOLE_SHAPE_SAMPLE_MS,
     sessionTtlS: vars.CONSOLE_SESSION_TTL_S,
     auditMaxLen: vars.CONSOLE_AUDIT_MAXLEN,
     historyMax: vars.CONSOLE_HISTORY_MAX,
@@ -262,6 +238,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     readLimitPerS: vars.CONSOLE_READ_LIMIT_PER_S,
     host: vars.CONSOLE_HOST,
     logLevel: vars.LOG_LEVEL,
+    waitObjectives: vars.CONSOLE_WAIT_OBJECTIVES,
   };
 }
 

@@ -8,12 +8,14 @@ import "server-only";
 import type { LockResponse, NodesResponse } from "@/lib/api";
 import Redlock, { type OperationEvent } from "@redlock-console/redlock";
 import { createAuditTrail, type AuditTrail } from "./audit/audit-trail";
+import { createContention, type Contention } from "./contention/monitor";
 import { createCredentialFailures, type CredentialFailures } from "./auth/credential-failures";
 import { createGuard, type Guard } from "./auth/guard";
 import { createReadLimiter } from "./auth/rate-limit";
 import { createRevocations, type Revocations } from "./auth/revocations";
 import type { ConsoleConfig } from "./config";
 import { readNodes } from "./health/health";
+import { createWriteRateMeter } from "./health/write-rate";
 import { createLatencyHistory, PROBE_PREFIX, type LatencyHistory } from "./latency/latency-history";
 import { createProbe, type Probe } from "./latency/probe";
 import { logger } from "./logger";
@@ -25,6 +27,7 @@ import { createLockReader } from "./locks/detail/read-one";
 import { createSessionDirectory, type SessionDirectory } from "./sessions/directory";
 import { readSessions } from "./sessions/read-session";
 import { createStateStore } from "./timeline/state-store";
+import { openStateStore } from "./timeline/open-state-store";
 import { Timeline } from "./timeline/timeline";
 
 export interface ConsoleContext {
@@ -52,6 +55,8 @@ export interface ConsoleContext {
   readLock(key: Buffer): Promise<LockResponse>;
   /** Holder sessions: who holds and waits for what, and their liveness (sessions/directory.ts). */
   readonly sessions: SessionDirectory;
+  /** Who blocks whom: the wait-for graph, cycles, wait times (contention/monitor.ts). */
+  readonly contention: Contention;
   /** The shared node health report (single flight, reused for snapshotMaxAgeMs). */
   nodes(): Promise<NodesResponse>;
   /**
@@ -109,8 +114,14 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
   const index = new LiveIndex(nodes, {
     patterns: config.lockMatch,
     budgetPerS: config.scanBudgetPerS,
+    readBytesPerS: config.readBytesPerS,
     resyncIntervalMs: config.resyncIntervalMs,
     enableKeyspaceEvents: config.enableKeyspaceEvents,
+    restoreKeyspaceEvents: config.restoreKeyspaceEvents,
+    shapes: {
+      minReadsToSkip: config.skipShapeAfterReads || Number.POSITIVE_INFINITY,
+      probeIntervalMs: config.shapeSampleIntervalMs,
+    },
     nodeTimeoutMs: config.nodeTimeoutMs,
     maxKeys: config.scanMaxKeys,
     quorumSize,
@@ -118,9 +129,10 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     longWaitMs: config.longWaitMs,
   });
   const store = config.stateUrl ? createStateStore(config.stateUrl, config.historyMax) : null;
+  let storeRefused = false;
   const timeline = new Timeline(index, {
     capacity: config.historyMax,
-    durable: store !== null,
+    durable: () => store !== null && !storeRefused,
     onTransition: (transition) => {
       metrics.recordTransition(transition);
       store?.append(transition);
@@ -133,10 +145,12 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
   });
   if (store) {
     // History from the store first, then live transitions after it, in order.
-    void store
-      .load(config.historyMax)
+    void openStateStore(store, nodes, config.historyMax, nodeDeadlineMs)
       .then(
-        ({ transitions, asOfMs }) => timeline.restore(transitions, asOfMs),
+        (loaded) => {
+          if (loaded) timeline.restore(loaded.transitions, loaded.asOfMs);
+          else storeRefused = true;
+        },
         (error: unknown) =>
           logger.warn({ error: String(error) }, "state store unreadable: history starts now"),
       )
@@ -153,8 +167,9 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     maxAgeMs: config.snapshotMaxAgeMs,
     deadlineMs: nodeDeadlineMs,
   });
+  const writeRates = createWriteRateMeter();
   const nodeReport = singleFlight(async () => {
-    const report = await readNodes(nodes, redlock, config, nodeDeadlineMs, index);
+    const report = await readNodes(nodes, redlock, config, nodeDeadlineMs, index, writeRates);
     metrics.recordNodes(report);
     return report;
   }, config.snapshotMaxAgeMs);
@@ -174,8 +189,16 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     burst: config.readLimitPerS * 10,
     maxClients: 10_000,
   });
+  const contention = createContention({
+    index,
+    nodes,
+    config,
+    registry: metrics.registry,
+    deadlineMs: nodeDeadlineMs,
+  });
   const close = async () => {
     probe.stop();
+    contention.close();
     await index.close();
     await store?.close();
     await registry.close();
@@ -193,6 +216,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
       index,
       timeline,
       readLock,
+      contention,
       close,
     },
     sessions: createSessionDirectory({

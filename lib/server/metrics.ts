@@ -5,7 +5,7 @@ import "server-only";
  * memory: a scrape reads no node), gauges about nodes when a health read completes.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { NodesResponse } from "@/lib/api";
+import type { EventReads, NodesResponse } from "@/lib/api";
 import type { Transition } from "@/lib/api/timeline";
 import { quorumSize, type OperationEvent } from "@redlock-console/redlock";
 import type { ConsoleNode } from "./node-registry";
@@ -30,6 +30,19 @@ export interface ConsoleMetrics {
   recordTransition(transition: Transition): void;
   setEventStreamClients(count: number): void;
   recordBriefHolds(holds: number): void;
+}
+
+/** What notifications cost a node and what the console reads for them (index status, eventReads). */
+function recordEventReads(
+  metric: ReturnType<typeof defineMetrics>,
+  node: string,
+  reads: EventReads,
+): void {
+  for (const { pattern, notificationsPerS } of reads.subscriptions)
+    metric.notificationsPerS.set({ node, pattern }, notificationsPerS);
+  metric.eventReadsPerS.set({ node, outcome: "read" }, reads.readsPerS);
+  metric.eventReadsPerS.set({ node, outcome: "skipped" }, reads.readsAvoidedPerS);
+  metric.skippedShapes.set({ node }, reads.skippedShapeCount);
 }
 
 function defineMetrics(registry: Registry) {
@@ -89,6 +102,24 @@ function defineMetrics(registry: Registry) {
       labelNames: ["node"],
       registers,
     }),
+    notificationsPerS: new Gauge({
+      name: "redlock_console_keyspace_notifications_per_second",
+      help: "Keyspace notifications each node delivers to the console, per subscribed pattern (what each pattern costs).",
+      labelNames: ["node", "pattern"],
+      registers,
+    }),
+    eventReadsPerS: new Gauge({
+      name: "redlock_console_event_reads_per_second",
+      help: "Keys read because a notification named them (read), and notifications whose key was not read: it cannot be a lock (skipped).",
+      labelNames: ["node", "outcome"],
+      registers,
+    }),
+    skippedShapes: new Gauge({
+      name: "redlock_console_skipped_key_shapes",
+      help: "Key shapes no longer read on notifications: read many times, never a lock (the resync still lists them).",
+      labelNames: ["node"],
+      registers,
+    }),
     nodesUp: new Gauge({
       name: "redlock_console_nodes_up",
       help: "Nodes answering (up or quarantined).",
@@ -144,7 +175,7 @@ function defineMetrics(registry: Registry) {
     }),
     holdSeconds: new Histogram({
       name: "redlock_console_lock_hold_seconds",
-      help: "How long ended holds lasted, by how they ended (released, expired, force-released) and owner service.",
+      help: "How long ended holds lasted, by how they ended (released, expired, force-released, evicted) and owner service.",
       labelNames: ["ended", "service"],
       buckets: HOLD_BUCKETS_S,
       registers,
@@ -168,15 +199,18 @@ function defineMetrics(registry: Registry) {
   };
 }
 
+/** A `service` metric label is cut to this many characters: every scrape repeats it per series. */
+export const METRIC_LABEL_MAX_CHARS = 64;
+
 /**
  * The owner `service` label as a metric label: "unknown" when unlabelled, the first `maxServices`
- * distinct values as themselves, every later one as "other" — a bounded set of series whatever the
- * holders call themselves.
+ * distinct values as themselves (cut to METRIC_LABEL_MAX_CHARS), every later one as "other" — a
+ * bounded set of series of bounded size whatever the holders call themselves.
  */
 function serviceLabeller(maxServices: number): (transition: Transition) => string {
   const seen = new Set<string>();
   return (transition) => {
-    const service = transition.owner?.labels.service;
+    const service = transition.owner?.labels.service?.slice(0, METRIC_LABEL_MAX_CHARS);
     if (service === undefined) return "unknown";
     if (seen.has(service)) return service;
     if (seen.size >= maxServices) return "other";
@@ -185,7 +219,8 @@ function serviceLabeller(maxServices: number): (transition: Transition) => strin
   };
 }
 
-const ENDINGS: ReadonlySet<string> = new Set(["released", "expired", "force-released"]);
+// "evicted" with heldMs is a hold lost to evictions; a per-node eviction has none and is not counted.
+const ENDINGS: ReadonlySet<string> = new Set(["released", "expired", "force-released", "evicted"]);
 
 export function createMetrics(
   nodes: readonly ConsoleNode[],
@@ -222,6 +257,7 @@ export function createMetrics(
           metric.indexMode.set({ node, mode }, status.mode === mode ? 1 : 0);
         if (status.listingMs !== null)
           metric.indexListingSeconds.set({ node }, status.listingMs / 1000);
+        if (status.eventReads) recordEventReads(metric, node, status.eventReads);
       });
     },
     recordNodes(report) {

@@ -250,6 +250,40 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       );
     });
 
+    it("revoke: the holder's wait that began while it held the revoked lock (its half of a deadlock) is cancelled; a wait it began before is not", async () => {
+      const revoked = `safe-unlock-cycle-a:${randomUUID()}`;
+      const wanted = `safe-unlock-cycle-b:${randomUUID()}`;
+      const unrelated = `safe-unlock-cycle-c:${randomUUID()}`;
+      const other = await instance();
+      await other.acquire([wanted], 10_000);
+      await other.acquire([unrelated], 10_000);
+      const holder = await instance();
+      const stopEarlier = new AbortController();
+      const retrying = { retryCount: -1, retryDelay: 50, retryJitter: 0 };
+      let earlierSettled = false;
+      const earlier = holder
+        .acquire([unrelated], TTL_MS, { ...retrying, signal: stopEarlier.signal })
+        .catch((error: unknown) => error)
+        .finally(() => (earlierSettled = true));
+      await sleep(100); // it failed once and waits, before the lock below is acquired
+      const { running, value } = await holdWithUsing(holder, revoked, async (signal) => {
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      });
+      const later = holder.acquire([wanted], TTL_MS, retrying).catch((error: unknown) => error);
+      await sleep(100); // it failed once and waits: holds `revoked`, waits for `wanted`
+      const action = act("break the deadlock");
+      await writeRevokeMarker(readers(), revoked, value, action, Date.now() + 10_000);
+      await publishNotice(readers(), holder.session!.id, "revoke", revoked, action.auditId);
+      const cancelled = await later;
+      expect(cancelled).toBeInstanceOf(LockRevokedError);
+      expect(cancelled).toMatchObject({ resource: revoked, auditId: action.auditId });
+      await running;
+      await sleep(200);
+      expect(earlierSettled).toBe(false); // still waiting: it began before the revoked lock was held
+      stopEarlier.abort();
+      await earlier;
+    });
+
     it("revoke: a routine that ignores it past the deadline stops being extended", async () => {
       const resource = `safe-unlock-deadline:${randomUUID()}`;
       const holder = await instance();

@@ -77,6 +77,14 @@ describe("waiters", () => {
     expect(waiter!.since).toBeGreaterThanOrEqual(startMs);
     expect(waiter!.since).toBeLessThanOrEqual(Date.now());
     expect(waiter!.expiresAt).toBeGreaterThan(Date.now());
+    // The entry also says when the first attempt failed (the wait as others see it), after `since`.
+    const [member] = await clients[listingNodes[0]!]!.zrange(waitersKey(resource), 0, -1);
+    const { firstFailedAt, since } = JSON.parse(member!) as {
+      firstFailedAt: number;
+      since: number;
+    };
+    expect(firstFailedAt).toBeGreaterThanOrEqual(since);
+    expect(firstFailedAt).toBeLessThanOrEqual(Date.now());
     expect(await listedOn(resource)).toEqual(listingNodes);
     // The holder still shows as the owner; the waiter does not take its place.
     expect((await holder.inspect([resource]))[0]!.owner?.labels.service).toBe("holder");

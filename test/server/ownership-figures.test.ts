@@ -62,6 +62,7 @@ const state = (fields: Partial<IndexedState>): IndexedState => ({
   acquiredAtMs: null,
   waiters: null,
   generation: 0,
+  cut: null,
   ...fields,
 });
 

@@ -31,6 +31,7 @@ const held = (value: string): IndexedState => ({
   acquiredAtMs: null,
   waiters: null,
   generation: 0,
+  cut: null,
 });
 
 /** Three nodes holding LOCKS locks, each on every node; `reads` counts the index's reads. */

@@ -17,6 +17,7 @@ import {
   holdEnd,
   lossCause,
   majorityHold,
+  recordNodeChange,
   type ForceMark,
   type Hold,
 } from "@/lib/server/timeline/hold-fold";
@@ -53,22 +54,35 @@ const state = (
   acquiredAtMs: extra.legacyOwner?.acquiredAt ?? null,
   waiters: extra.waiters ?? null,
   generation: 0,
+  cut: null,
 });
 /** A node holding "a" until `expiresAtMs`. */
 const a = (expiresAtMs: number) => state("a", expiresAtMs);
 
-/** A hold of "a" since 1,000, valid until `expiresAtMs`, lost by each node for `causes`. */
-const hold = (causes: Cause[], expiresAtMs = 10_000): Hold => ({
+/**
+ * A hold of "a" since 1,000, valid until `expiresAtMs`, lost by each node for `causes`; held on
+ * the nodes of `heldOn` (all three unless told).
+ */
+const hold = (causes: Cause[], expiresAtMs = 10_000, heldOn = [true, true, true]): Hold => ({
   value: "a",
   owner: null,
   sinceMs: 1_000,
   expiresAtMs,
   waiters: 0,
   causes,
+  heldOn,
   tombstone: null,
 });
 
-const mark = (value: string | null): ForceMark => ({ by: "ops", reason: "stuck", atMs: 0, value });
+/** This console's force-release of `value` (null: force: any, its write under way). */
+const mark = (value: string | null): ForceMark => ({
+  by: "ops",
+  reason: "stuck",
+  atMs: 0,
+  values: value === null ? null : [value],
+});
+/** A force: any that answered having removed `values` (none: it removed nothing). */
+const settled = (...values: string[]): ForceMark => ({ ...mark(null), values });
 
 describe("how a hold valid until 10,000 ended, once its value left the majority", () => {
   it.each<[string, Cause[], ForceMark | undefined, number, string]>([
@@ -80,12 +94,19 @@ describe("how a hold valid until 10,000 ended, once its value left the majority"
     ["no events, before the validity ran out: deletes", [U, U, K], noMark, 5_000, "released"],
     ["no events, after the validity ran out: expiries", [U, U, K], noMark, 12_000, "expired"],
     ["the console's mark for the value", [D, D, D], mark("a"), 5_000, "force-released"],
-    ["a mark made without reading the value", [D, D, K], mark(null), 5_000, "force-released"],
+    ["a force: any under way, the value deleted", [D, D, K], mark(null), 5_000, "force-released"],
+    ["a force: any under way is no expiry's cause", [E, E, K], mark(null), 10_040, "expired"],
+    ["a force: any under way is no eviction's cause", [V, V, K], mark(null), 5_000, "evicted"],
+    ["a force: any that removed this value", [D, D, K], settled("b", "a"), 5_000, "force-released"],
+    ["a force: any that removed another value", [D, D, K], settled("b"), 5_000, "released"],
+    ["a force-release that removed nothing", [E, E, K], settled(), 10_040, "expired"],
     ["a mark for another value is not this hold's", [D, D, K], mark("b"), 5_000, "released"],
     ["a mark wins over expiries", [E, E, E], mark("a"), 10_040, "force-released"],
     ["evicted on one, deleted on two: released", [V, D, D], noMark, 5_000, "released"],
     ["evicted on one, expired on one: expired", [V, E, K], noMark, 10_040, "expired"],
-    ["evicted on two: neither deleted nor expired", [V, V, K], noMark, 5_000, "released"],
+    ["evicted on two: lost to evictions, not released", [V, V, K], noMark, 5_000, "evicted"],
+    ["evicted on one, then the release's first delete", [V, D, K], noMark, 5_000, "released"],
+    ["evicted on one of a hold on two: evicted", [V, K, K], noMark, 5_000, "evicted"],
   ])("%s", (_name, causes, forceMark, nowMs, kind) => {
     expect(endKind(hold(causes), forceMark, nowMs)).toBe(kind);
   });
@@ -126,6 +147,22 @@ describe("what node 1's change records on the hold of 'a'", () => {
     ["no node (a reachability change)", absent, -1, K, [], null],
   ])("%s", (_name, read, nodeIndex, cause, causes, recorded) => {
     expect(lossCause(hold(causes), read, nodeIndex, cause)).toBe(recorded);
+  });
+
+  it("a node that held another value when the hold began, read after the others, lost nothing; once read holding 'a', its eviction is a loss", () => {
+    const held = hold([], 10_000, [true, true, false]);
+    recordNodeChange(held, state("f", 9_000), 2, K);
+    expect(held.causes).toEqual([]);
+    recordNodeChange(held, a(9_000), 2, K);
+    recordNodeChange(held, absent, 2, V);
+    expect(held.causes[2]).toBe(V);
+  });
+
+  it("a hold on two nodes of three, the third holding another value read late: one eviction ends it as evicted, whatever the read order", () => {
+    const held = hold([], 10_000, [true, true, false]);
+    recordNodeChange(held, state("f", 9_000), 2, K);
+    recordNodeChange(held, absent, 0, V);
+    expect(endKind(held, noMark, 5_000)).toBe("evicted");
   });
 });
 
@@ -268,7 +305,7 @@ describe("a force-release with a tombstone, transition by transition", () => {
     });
   });
 
-  const lifter = { ...mark(null), auditId: "audit-2" };
+  const lifter = { ...mark(tombstoneOf("a")), auditId: "audit-2" };
   it.each<[string, Cause[], ForceMark | undefined, number, string]>([
     ["acknowledged", [D, D, K], noMark, 7_250, "released by the holder (acknowledged after 1.3 s)"],
     [
@@ -376,6 +413,9 @@ describe("coverage: the history horizon", () => {
     expect(coverage.horizon({ oldest, size: 10, capacity: 10 }, true)).toEqual({
       completeSince: 500,
       basis: "retention",
+      sampledSince: null,
+      sampled: [],
+      sampleNote: null,
       gapOpen: false,
       capacity: 10,
       retained: 10,

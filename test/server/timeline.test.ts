@@ -25,7 +25,7 @@ import {
 import Redlock from "@redlock-console/redlock";
 import { createMetrics } from "@/lib/server/metrics";
 import { History } from "@/lib/server/timeline/history";
-import { AS_OF_KEY, TRANSITIONS_STREAM } from "@/lib/server/timeline/state-store";
+import { AS_OF_STREAM, TRANSITIONS_STREAM } from "@/lib/server/timeline/state-store";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import { FakeHolderSession } from "./fixtures/holder-session";
 import { buildRequest, call, startTestConsole, type TestConsole } from "./helpers";
@@ -451,9 +451,9 @@ describe("the state store (CONSOLE_STATE_URL)", () => {
     await first.close();
     const [state] = connect([stateUrl!]);
     expect(await state!.xlen(TRANSITIONS_STREAM)).toBeGreaterThanOrEqual(2);
-    expect(Number(await state!.get(AS_OF_KEY))).toBeGreaterThan(0);
+    expect(await state!.xlen(AS_OF_STREAM)).toBe(1);
     await disconnect([state!]);
-    for (const node of nodes) expect(await node.exists(TRANSITIONS_STREAM, AS_OF_KEY)).toBe(0);
+    for (const node of nodes) expect(await node.exists(TRANSITIONS_STREAM, AS_OF_STREAM)).toBe(0);
 
     await sleep(300);
     const second = startTestConsole(masters.masters().urls, {

@@ -133,13 +133,14 @@ describe("what is a lock (issue 32 row 8), LOCK_MATCH=*", () => {
     expect(list.body.items).toEqual([]);
   });
 
-  it("still reads a real lock by name", async () => {
-    const response = await call<LockResponse>(lockRoute.GET, "/api/locks/lock:uuid", {
+  it("still reads a real lock by name: its digest for anyone, its value once signed in", async () => {
+    const value = realLocks.get("lock:uuid") ?? "";
+    const anonymous = await call<LockResponse>(lockRoute.GET, "/api/locks/lock:uuid", {
       token: null,
     });
-    expect(response.body.lock).toMatchObject({
-      state: "held",
-      value: realLocks.get("lock:uuid"),
-    });
+    expect(anonymous.body.lock).toMatchObject({ state: "held" });
+    expect(anonymous.text).not.toContain(value);
+    const signedIn = await call<LockResponse>(lockRoute.GET, "/api/locks/lock:uuid");
+    expect(signedIn.body.lock).toMatchObject({ state: "held", value });
   });
 });

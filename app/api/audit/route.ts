@@ -1,5 +1,6 @@
 import { auditQuerySchema } from "@/lib/api";
 import { jsonResponse } from "@/lib/server/errors";
+import { forReader, redactAudit } from "@/app/api/_lib/redact";
 import { readQuery } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
 
@@ -7,9 +8,10 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = route(async (request, ctx) => {
-  await ctx.guard.requireRead(request);
+  const principal = await ctx.guard.requireRead(request);
   const { limit } = readQuery(request, auditQuerySchema);
-  return jsonResponse({ serverTime: Date.now(), ...(await ctx.audit.read(limit)) });
+  const body = { serverTime: Date.now(), ...(await ctx.audit.read(limit)) };
+  return jsonResponse(forReader(principal, body, redactAudit));
 });
 
 export {

@@ -3,6 +3,7 @@ import { acquireAudited, actorOf } from "@/lib/server/actions/audited";
 import { jsonResponse } from "@/lib/server/errors";
 import { readJsonBody, readQuery } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
+import { forReader, redactRow } from "@/app/api/_lib/redact";
 import { pageOf } from "@/lib/server/locks/rows/page";
 
 export const runtime = "nodejs";
@@ -10,12 +11,12 @@ export const dynamic = "force-dynamic";
 
 /** The live index, filtered and paginated: read from memory, never from the nodes. */
 export const GET = route(async (request, ctx) => {
-  await ctx.guard.requireRead(request);
+  const principal = await ctx.guard.requireRead(request);
   const query = readQuery(request, locksQuerySchema);
   const page = await pageOf(ctx.index, query);
   // How often each row's lock changed hands in the last hour, from the timeline (memory).
   const items = page.items.map((item) => ({
-    ...item,
+    ...forReader(principal, item, redactRow),
     activity: ctx.timeline.activity(item.resource, page.serverTime),
   }));
   return jsonResponse({ ...page, items });

@@ -1,4 +1,5 @@
 import { jsonResponse } from "@/lib/server/errors";
+import { forReader, redactSessions } from "@/app/api/_lib/redact";
 import { route } from "@/app/api/_lib/route";
 
 export const runtime = "nodejs";
@@ -6,8 +7,8 @@ export const dynamic = "force-dynamic";
 
 /** Every live holder session: its liveness, labels, locks held and waits (not the console's login). */
 export const GET = route(async (request, ctx) => {
-  await ctx.guard.requireRead(request);
-  return jsonResponse(await ctx.sessions.list());
+  const principal = await ctx.guard.requireRead(request);
+  return jsonResponse(forReader(principal, await ctx.sessions.list(), redactSessions));
 });
 
 export {

@@ -12,7 +12,8 @@ import { ValidityCountdown } from "@/components/locks/validity-countdown";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { formatTimestamp } from "@/components/ui/format";
 import type { HolderSession } from "@/lib/api/holder-session";
-import { expiresAtMs, type LockDetail } from "@/lib/api/locks";
+import type { LockDetail } from "@/lib/api/lock-detail";
+import { expiresAtMs } from "@/lib/api/locks";
 import { HistoryHorizonNotice } from "@/components/locks/history-horizon";
 import { HoldTimeline } from "@/components/locks/hold-timeline";
 import { TransitionTable } from "@/components/locks/transition-table";
@@ -24,6 +25,7 @@ import { ForceReleaseSection } from "./force-release-section";
 import { HolderSessionRows } from "./holder-session-rows";
 import { NodeHoldersTable } from "./node-holders-table";
 import { useMaxSeen } from "./use-max-seen";
+import { LockChain } from "./lock-chain";
 import { WaitersTable } from "./waiters-table";
 import styles from "./lock-detail.module.css";
 
@@ -46,7 +48,7 @@ function LockSummary({ lock, holderSession, fencingToken, serverTimeMs }: LockSu
       <dt>Owner</dt>
       <dd>
         {lock.owner.kind === "labelled" ? (
-          <OwnerLabels labels={lock.owner.labels} />
+          <OwnerLabels labels={lock.owner.labels} truncated={lock.owner.truncatedLabels} />
         ) : (
           <LockOwnerLabel owner={lock.owner} />
         )}
@@ -240,6 +242,7 @@ export function LockDetailClient({
           )}
         </section>
       )}
+      {data && lock && <LockChain resource={resource} />}
       <ResourceTimeline resource={resource} keyBase64Url={keyBase64Url} />
       <ResourceAudit resource={resource} />
     </>

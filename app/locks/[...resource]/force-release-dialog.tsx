@@ -81,7 +81,7 @@ function HolderLoses({ lock }: { lock: LockRow }) {
   return (
     <div className="notice notice-warn" aria-label="Who loses the lock">
       <p>
-        Who loses it: <OwnerLabels labels={owner.labels} />
+        Who loses it: <OwnerLabels labels={owner.labels} truncated={owner.truncatedLabels} />
       </p>
       <p>
         Holding it since {formatTimestamp(owner.acquiredAt)} (for{" "}

@@ -21,9 +21,14 @@ function forceReleaseRequest(
 ): ForceReleaseRequest {
   const { reason, force, noSession } = choice;
   if (force || lock.value === null) return { ...nameOf(lock), force: true, reason };
+  // A value shown cut (its whole size in valueLength) is compared by its digest on every node.
+  const expected =
+    lock.valueLength !== undefined && lock.valueDigest
+      ? { valueDigest: lock.valueDigest }
+      : { expectedValue: lock.value };
   return {
     ...nameOf(lock),
-    expectedValue: lock.value,
+    ...expected,
     reason,
     ...(noSession ? { noSession } : {}),
   };

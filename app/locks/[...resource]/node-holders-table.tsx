@@ -2,7 +2,8 @@ import { OwnerExtension } from "@/components/locks/owner-extension";
 import { HolderValue } from "@/components/locks/holder-value";
 import { labelsText, ownerHeadline } from "@/components/locks/lock-owner";
 import { PlainTable } from "@/components/ui/plain-table";
-import { expiresAtMs, type NodeHolder, type NodeHolderDetail } from "@/lib/api/locks";
+import type { NodeHolderDetail } from "@/lib/api/lock-detail";
+import { expiresAtMs, type NodeHolder } from "@/lib/api/locks";
 import type { NodeInfo } from "@/lib/api/nodes";
 import { PttlBar } from "./pttl-bar";
 

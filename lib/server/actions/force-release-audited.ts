@@ -37,7 +37,7 @@ function forceReleaseRecord(
 ): AuditRecord {
   const { outcome } = release;
   const check =
-    body.expectedValue === undefined
+    body.force === true
       ? "force (any value)"
       : release.mode === "tombstoned"
         ? "compare-and-set of a tombstone"
@@ -53,7 +53,7 @@ function forceReleaseRecord(
     clientIp: actor.clientIp,
     userAgent: actor.userAgent,
     resources: [outcome.resource],
-    value: body.expectedValue ?? null,
+    value: body.expectedValue ?? body.valueDigest ?? null,
     reason: body.reason,
     outcome: outcome.valueChanged ? "failure" : "success",
     detail:
@@ -77,6 +77,7 @@ export async function forceReleaseAudited(
     {
       key: keyOf(body),
       expectedValue: body.expectedValue,
+      expectedDigest: body.valueDigest,
       noSession: body.noSession,
       reason: body.reason,
     },

@@ -4,6 +4,7 @@ import "server-only";
  * (docs/holder-sessions.md), atomic because it runs as one script.
  */
 import { clusterSlot, defineScript, legacyOwnerKey } from "@redlock-console/redlock";
+import { READ_VALUE_MAX_BYTES } from "../locks/read/read-key";
 import { withDeadline, type ConsoleNode } from "../node-registry";
 
 /** What the script is asked to do on one node. */
@@ -32,7 +33,7 @@ export type NodeOutcome = "deleted" | "replaced" | "match" | "mismatch" | "absen
 
 /**
  * KEYS[1] the lock key; ARGV[1] mode: "check" (report only), "expect" (delete only if the holder is
- * ARGV[2]), "any" (delete whatever lock is there), "tombstone" (only if the holder is ARGV[2]:
+ * ARGV[2]; `digest:sha1:<12 hex>`: if the SHA-1 of the holder starts so), "any" (delete whatever lock is there), "tombstone" (only if the holder is ARGV[2]:
  * replace a string lock by the tombstone ARGV[4] for its PTTL plus drift, drift = ceil(0.01 × ttl)
  * + 2 with ttl = ARGV[5] or else the PTTL, ARGV[6] ms for a value without TTL; a Redisson hash is
  * deleted, never tombstoned, as its commands would meet WRONGTYPE). A string lock's holder is its
@@ -58,6 +59,13 @@ export const FORCE_RELEASE_SCRIPT = defineScript<
     ],
   [outcome: NodeOutcome, holder: string, type?: string]
 >(`
+local function holds(holder)
+  -- 'digest:sha1:<12 hex>' compares the SHA-1 of the whole value (the operator saw it cut or digested).
+  if string.sub(ARGV[2], 1, 7) == 'digest:' then
+    return 'sha1:' .. string.sub(redis.sha1hex(holder), 1, 12) == string.sub(ARGV[2], 8)
+  end
+  return holder == ARGV[2]
+end
 local function run()
 local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind == 'none' then return {'absent', ''} end
@@ -75,10 +83,10 @@ else
   return {'not_a_lock', kind, kind}
 end
 if ARGV[1] == 'check' then
-  if holder == ARGV[2] then return {'match', holder, kind} end
+  if holds(holder) then return {'match', holder, kind} end
   return {'mismatch', holder, kind}
 end
-if ARGV[1] ~= 'any' and holder ~= ARGV[2] then return {'mismatch', holder, kind} end
+if ARGV[1] ~= 'any' and not holds(holder) then return {'mismatch', holder, kind} end
 if ARGV[1] == 'tombstone' and kind == 'string' then
   local pttl = redis.call('PTTL', KEYS[1])
   local px = tonumber(ARGV[6])
@@ -91,6 +99,8 @@ return {'deleted', holder, kind}
 end
 local result = run()
 if KEYS[3] then redis.call('SET', KEYS[3], result[1], 'PX', ARGV[3]) end
+-- The holder found is reported cut, as reads cut it: a multi-MB value never travels back whole.
+result[2] = string.sub(result[2], 1, ${READ_VALUE_MAX_BYTES})
 return result
 `);
 

@@ -73,15 +73,22 @@ export interface ForceReleaseOptions {
   readonly isHung: (node: ConsoleNode) => boolean;
   /**
    * Called once the check passed (at once with `force: true`), before anything is written: what
-   * to write. `found.redisson`: a node holds the value as a Redisson hash. May throw to refuse.
+   * to write. `found.redisson`: a node holds the value as a Redisson hash; `found.holder`: the
+   * value a matching node holds (cut past READ_VALUE_MAX_BYTES; null with `force: true`). May throw
+   * to refuse.
    */
-  readonly decide: (found: { readonly redisson: boolean }) => Promise<Disposal>;
+  readonly decide: (found: {
+    readonly redisson: boolean;
+    readonly holder: string | null;
+  }) => Promise<Disposal>;
 }
 
-/** A lock key and the value the operator saw; no value: any (force: true). */
+/** A lock key and the value (or its digest) the operator saw; neither: any (force: true). */
 export interface ForceReleaseTarget {
   readonly key: Buffer;
   readonly expectedValue?: string;
+  /** `sha1:<12 hex>`: compared with the SHA-1 of what each node holds (force-release-node.ts). */
+  readonly expectedDigest?: string;
 }
 
 export async function forceRelease(
@@ -89,9 +96,11 @@ export async function forceRelease(
   target: ForceReleaseTarget,
   options: ForceReleaseOptions,
 ): Promise<ForceReleaseOutcome> {
-  const { key, expectedValue } = target;
+  const { key, expectedValue, expectedDigest } = target;
   const resource = describeKey(key).resource;
-  const expected = expectedValue ?? "";
+  const compared = expectedValue !== undefined || expectedDigest !== undefined;
+  const expected =
+    expectedDigest !== undefined ? `digest:${expectedDigest}` : (expectedValue ?? "");
   // A node that failed one phase is not asked again: it could only time out a second time.
   const silent = new Set(nodes.filter(options.isHung).map((node) => node.id));
   // In the resource's slot, so that a cluster node runs the script (one slot per script) on its shard.
@@ -115,7 +124,8 @@ export async function forceRelease(
     return answers;
   };
   let redisson = false;
-  if (expectedValue !== undefined) {
+  let holder: string | null = null;
+  if (compared) {
     const checks = await runAll({ mode: "check", expected });
     if (checks.some((answer) => answer.outcome === "mismatch" || answer.outcome === "not_a_lock")) {
       return {
@@ -130,14 +140,14 @@ export async function forceRelease(
       };
     }
     redisson = checks.some((answer) => answer.outcome === "match" && answer.type === "hash");
+    holder = checks.find((answer) => answer.outcome === "match")?.holder ?? null;
   }
-  const disposal = await options.decide({ redisson });
-  const request: NodeRequest =
-    expectedValue === undefined
-      ? { mode: "any", expected }
-      : disposal.mode === "tombstone"
-        ? { mode: "tombstone", expected, tombstone: disposal.tombstone, ttlMs: disposal.ttlMs }
-        : { mode: "expect", expected };
+  const disposal = await options.decide({ redisson, holder });
+  const request: NodeRequest = !compared
+    ? { mode: "any", expected }
+    : disposal.mode === "tombstone"
+      ? { mode: "tombstone", expected, tombstone: disposal.tombstone, ttlMs: disposal.ttlMs }
+      : { mode: "expect", expected };
   const answers = await runAll(request);
   // A node that answered needs no marker: only late nodes are asked for theirs later.
   for (const node of nodes) {

@@ -20,8 +20,10 @@ import { forceRelease, type Disposal, type ForceReleaseOutcome } from "./force-r
 
 export interface HolderReleaseRequest {
   readonly key: Buffer;
-  /** The value the operator saw; undefined: any value (force: true). */
+  /** The value the operator saw; undefined: any value (force: true), or `expectedDigest`. */
   readonly expectedValue?: string;
+  /** The digest of the value the operator saw (shown cut or digested): `sha1:<12 hex>`. */
+  readonly expectedDigest?: string;
   /** Required when the holder has no session (and the lock is no Redisson hash). */
   readonly noSession?: NoSessionChoice;
   readonly reason: string;
@@ -52,8 +54,11 @@ export async function releaseHolder(
   { ctx, by, auditId, known }: HolderReleaseContext,
   request: HolderReleaseRequest,
 ): Promise<HolderRelease> {
-  const { key, expectedValue, reason } = request;
-  const sessionId = expectedValue === undefined ? null : sessionOfValue(expectedValue);
+  const { key, expectedValue, expectedDigest, reason } = request;
+  let sessionId = expectedValue === undefined ? null : sessionOfValue(expectedValue);
+  // The value decided on: the operator's, or by digest the one a matching node holds (cut past
+  // READ_VALUE_MAX_BYTES: a session id after huge labels is cut off, so it counts as none).
+  let seen = expectedValue;
   let holderState: HolderSessionState | null = null;
   let why = "force: any value";
   const livenessOf = async (id: string) =>
@@ -93,29 +98,27 @@ export async function releaseHolder(
   };
   const outcome = await forceRelease(
     ctx.registry.nodes,
-    { key, expectedValue },
+    { key, expectedValue, expectedDigest },
     {
       deadlineMs: ctx.nodeDeadlineMs,
       isHung: ctx.isHung,
-      decide: async ({ redisson }) => {
+      decide: async ({ redisson, holder }) => {
+        if (expectedDigest !== undefined && holder !== null) {
+          seen = holder;
+          sessionId = sessionOfValue(holder);
+        }
         const disposal =
-          expectedValue === undefined
-            ? ({ mode: "delete" } as const)
-            : await decideFor(expectedValue, redisson);
+          seen === undefined ? ({ mode: "delete" } as const) : await decideFor(seen, redisson);
         // Before the write: the timeline then tells this hold's end as a force-release by this actor.
-        ctx.timeline.markForceRelease(
-          key.toString("latin1"),
-          by,
-          reason,
-          expectedValue ?? null,
-          auditId,
-        );
+        ctx.timeline.markForceRelease(key.toString("latin1"), by, reason, seen ?? null, auditId);
         return disposal;
       },
     },
   );
+  // The mark now names only what was removed (nothing: no mark), never a later holder's value.
+  ctx.timeline.settleForceRelease(key.toString("latin1"), removedValues(outcome, expectedValue));
   // The holder of a lifted tombstone was told when it was laid.
-  const lifted = expectedValue !== undefined && isTombstone(expectedValue);
+  const lifted = seen !== undefined && isTombstone(seen);
   if (outcome.deletedCount + outcome.tombstonedCount > 0 && !lifted) {
     await notifyHolders(ctx, key, auditId, outcome, sessionId);
   }
@@ -125,6 +128,20 @@ export async function releaseHolder(
     holderState,
     why,
   };
+}
+
+/**
+ * The values a force-release removed: the expected one wherever a node deleted or replaced it, or
+ * was sent the write and has not answered (its queued write may still run: the follow-up audits
+ * it); with force: any, what each node that deleted reported holding.
+ */
+function removedValues(outcome: ForceReleaseOutcome, expectedValue: string | undefined): string[] {
+  const removed = outcome.deletedCount + outcome.tombstonedCount > 0;
+  if (expectedValue !== undefined)
+    return removed || outcome.pendingNodeIds.length > 0 ? [expectedValue] : [];
+  return outcome.nodes.flatMap((node) =>
+    node.outcome === "deleted" && node.value !== null ? [node.value] : [],
+  );
 }
 
 /** The notice to every session whose value was replaced or deleted (force: true may meet several). */

@@ -16,6 +16,7 @@ import type { ClusterNode, ConsoleNode } from "../node-registry";
 import { withDeadline } from "../node-registry";
 import { readNodeInfo, type RawNodeInfo } from "./read-node-info";
 import { nodeWarnings } from "./warnings";
+import type { WriteRateMeter } from "./write-rate";
 
 const numberOrNull = (text: string | undefined) =>
   text === undefined || text === "" ? null : Number(text);
@@ -61,6 +62,7 @@ function upNode(
   raw: RawNodeInfo,
   config: ConsoleConfig,
   quarantinedUntil: number | undefined,
+  writeRates: WriteRateMeter | undefined,
 ): NodeReport {
   const { info } = raw;
   return {
@@ -86,6 +88,7 @@ function upNode(
       restartQuarantineMs: config.restartQuarantineMs,
       clockSkewWarnMs: config.clockSkewWarnMs,
     }),
+    writeRate: writeRates?.sample(node.id, info, Date.now()) ?? null,
   };
 }
 
@@ -224,13 +227,17 @@ export interface IndexView {
   clusterOf(position: number): ClusterWatch | null;
 }
 
-/** Reads every node; a node slower than `deadlineMs` in total is reported down. */
+/**
+ * Reads every node; a node slower than `deadlineMs` in total is reported down. `writeRates` keeps
+ * the previous report's counters, so a single server's write rate comes with the same INFO.
+ */
 export async function readNodes(
   nodes: readonly ConsoleNode[],
   redlock: Redlock,
   config: ConsoleConfig,
   deadlineMs: number,
   index: IndexView,
+  writeRates?: WriteRateMeter,
 ): Promise<NodesResponse> {
   const states = redlock.nodeStates();
   const readNode = (node: ConsoleNode): Promise<NodeReport> => {
@@ -240,7 +247,7 @@ export async function readNodes(
       return readClusterNode(node, watch, config, deadlineMs, quarantinedUntil);
     if (node.kind === "cluster") return Promise.resolve(downNode(node, "no index of the cluster"));
     return withDeadline(readNodeInfo(node.client), deadlineMs).then(
-      (raw) => upNode(node, raw, config, quarantinedUntil),
+      (raw) => upNode(node, raw, config, quarantinedUntil, writeRates),
       (error: unknown) => downNode(node, error),
     );
   };

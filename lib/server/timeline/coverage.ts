@@ -7,6 +7,7 @@
  */
 import type { HistoryHorizon } from "@/lib/api/timeline";
 import type { History } from "./history";
+import { sampledWords } from "./wording";
 
 /** What a check of the index's completeness asks of the timeline. */
 export type CoverageStep =
@@ -89,10 +90,14 @@ export class Coverage {
     this.#gapSinceMs = awaySinceMs;
   }
 
-  /** Since when `history` is complete, and why; once the ring is full, its oldest entry bounds it. */
+  /**
+   * Since when `history` is complete, and why; once the ring is full, its oldest entry bounds it.
+   * With a node `sampled` (polled), it is never complete: a sample since then, and how coarse.
+   */
   horizon(
     history: Pick<History, "oldest" | "size" | "capacity"> & Partial<Pick<History, "full">>,
     durable: boolean,
+    sampled: HistoryHorizon["sampled"] = [],
   ): HistoryHorizon {
     const oldest = history.oldest;
     const full = history.full ?? history.size >= history.capacity;
@@ -103,9 +108,17 @@ export class Coverage {
         : retentionSince !== null && retentionSince > this.#completeSinceMs
           ? retentionSince
           : this.#completeSinceMs;
+    const sampling = sampled.length > 0;
     return {
-      completeSince: since,
-      basis: since !== null && since === retentionSince ? "retention" : this.#basis,
+      completeSince: sampling ? null : since,
+      basis: sampling
+        ? "sampled"
+        : since !== null && since === retentionSince
+          ? "retention"
+          : this.#basis,
+      sampledSince: sampling ? since : null,
+      sampled,
+      sampleNote: sampledWords(sampled),
       gapOpen: !this.#complete,
       capacity: history.capacity,
       retained: history.size,

@@ -31,21 +31,34 @@ export interface Hold {
   waiters: number;
   /** Per node, why it lost the value, once it did. */
   readonly causes: Array<RemovalCause | undefined>;
+  /**
+   * Per node, whether it was read holding the value: only such a node can lose it. A node that
+   * held another value when the hold began, and is read after the others, lost nothing.
+   */
+  readonly heldOn: boolean[];
   /** Set when the value is a force-release's tombstone: a reservation, not a hold. */
   readonly tombstone: Tombstone | null;
 }
 
-/** A force-release this console is about to make; `value` null when it did not read the value. */
+/**
+ * A force-release this console makes. `values`: the values it deleted or replaced (the one the
+ * operator saw while its write is under way); null while the write of a force: any (no value read)
+ * is under way. Once the write answers, the mark is settled to what it removed, or dropped when it
+ * removed nothing (force-marks.ts `settle`): a mark never explains another value's end.
+ */
 export interface ForceMark {
   readonly by: string;
   readonly reason: string | null;
   readonly atMs: number;
-  readonly value: string | null;
+  readonly values: readonly string[] | null;
   /** The force-release's audit entry, when the caller knows it before writing. */
   readonly auditId?: string | null;
 }
 
-export type EndKind = Extract<TransitionKind, "released" | "expired" | "force-released">;
+export type EndKind = Extract<
+  TransitionKind,
+  "released" | "expired" | "force-released" | "evicted"
+>;
 
 const expiresAtOf = (read: IndexedState) => read.expiresAtMs;
 
@@ -71,14 +84,18 @@ export function majorityHold(reads: Reads, quorumSize: number, nowMs: number): H
     expiresAtMs: asInstant(quorumExpiry(majority.holders.map(expiresAtOf), quorumSize)),
     waiters: waitersOf(reads).count,
     causes: reads.map(() => undefined),
+    heldOn: reads.map((read) => read?.value === first.value),
     tombstone,
   };
 }
 
 /**
- * The cause to record for node `nodeIndex` after it changed to `read`: the first time it no longer
- * holds the hold's value, why (its keyspace event, "unknown" when none came: polled, or a delete
- * and a new value within one read); null when there is nothing new to record.
+ * The cause to record for node `nodeIndex` after it changed to `read`: the first time a node that
+ * held the hold's value no longer holds it, why (its keyspace event, "unknown" when none came:
+ * polled, or a delete and a new value within one read); null when there is nothing new to record.
+ * A node never read holding the value loses nothing: whether its read of another value lands before
+ * the hold began or after is chance (nodes are read apart), and a late one would otherwise count as
+ * a delete (`endKind`: an eviction on one of the two holding nodes would end as a release).
  */
 export function lossCause(
   hold: Hold,
@@ -88,7 +105,19 @@ export function lossCause(
 ): RemovalCause | null {
   if (nodeIndex < 0 || read?.value === hold.value || hold.causes[nodeIndex] !== undefined)
     return null;
-  return cause ?? "unknown";
+  return hold.heldOn[nodeIndex] ? (cause ?? "unknown") : null;
+}
+
+/** Records node `nodeIndex`'s change to `read` on `hold`: that it holds the value, or its loss. */
+export function recordNodeChange(
+  hold: Hold,
+  read: IndexedState | null | undefined,
+  nodeIndex: number,
+  cause: RemovalCause | undefined,
+): void {
+  if (nodeIndex >= 0 && read?.value === hold.value) hold.heldOn[nodeIndex] = true;
+  const loss = lossCause(hold, read, nodeIndex, cause);
+  if (loss) hold.causes[nodeIndex] = loss;
 }
 
 /**
@@ -102,32 +131,48 @@ export function extendedTo(hold: Hold, reads: Reads, quorumSize: number): number
   return expiresAtMs > hold.expiresAtMs + EXTENSION_MIN_MS ? expiresAtMs : null;
 }
 
-/** How many nodes lost the value by expiry and by delete (a loss without its event: see endKind). */
+/**
+ * How many nodes lost the value by expiry, by delete and by eviction (a loss without its event:
+ * see endKind).
+ */
 export function lossTally(
   hold: Pick<Hold, "expiresAtMs" | "causes">,
   nowMs: number,
-): { expired: number; deleted: number } {
+): { expired: number; deleted: number; evicted: number } {
   let expired = 0;
   let deleted = 0;
+  let evicted = 0;
   for (const cause of hold.causes) {
     const known = cause === "unknown" ? (hold.expiresAtMs <= nowMs ? "expired" : "deleted") : cause;
     if (known === "expired") expired += 1;
     else if (known === "deleted") deleted += 1;
+    else if (known === "evicted") evicted += 1;
   }
-  return { expired, deleted };
+  return { expired, deleted, evicted };
 }
 
-/** Whether `mark` is this console's force-release of `value` (a mark made without reading it: of any). */
-export const marks = (mark: ForceMark | undefined, value: string): mark is ForceMark =>
-  mark !== undefined && (mark.value === null || mark.value === value);
+/**
+ * Whether `mark` is this console's force-release of `hold`'s value: one of the values it removed.
+ * While a force: any write is under way (no value read yet), only a hold some node lost by a
+ * delete can be its doing; an expiry or an eviction never is.
+ */
+export const marks = (
+  mark: ForceMark | undefined,
+  hold: Pick<Hold, "value" | "causes">,
+): mark is ForceMark =>
+  mark !== undefined &&
+  (mark.values === null ? hold.causes.includes("deleted") : mark.values.includes(hold.value));
 
 /**
  * How a hold ended once its value left the majority, at `nowMs`: force-released when this console
- * marked it (its value, or whatever was held) or a force-release's tombstone replaced it (`tombstone`:
- * the one found on the nodes, whichever console laid it); else expired when at least as many nodes
- * lost it by expiry as by a delete, released otherwise. An eviction counts as neither (the node's
- * own transition says it). A loss without its event counts as an expiry once the hold's validity
- * ran out, else as a delete: only a delete removes a value before then.
+ * removed that very value (`mark`) or a force-release's tombstone replaced it (`tombstone`: the one
+ * found on the nodes, whichever console laid it); else by the cause most nodes lost it to: expired,
+ * evicted (the holder may still believe it holds the lock), or released. An eviction is never a
+ * release: "evicted" when evictions outnumber deletes (a hold on two nodes of three that one node
+ * evicted); a release under way after an eviction on a minority (one delete seen, one eviction)
+ * stays "released"; a tie with expiries goes to the expiry. A loss without its event counts as an
+ * expiry once the hold's validity ran out, else as a delete: only a delete (or an eviction, which
+ * sends its event) removes a value before then.
  */
 export function endKind(
   hold: Pick<Hold, "value" | "expiresAtMs" | "causes">,
@@ -135,9 +180,10 @@ export function endKind(
   nowMs: number,
   tombstone: Tombstone | null = null,
 ): EndKind {
-  if (tombstone || marks(mark, hold.value)) return "force-released";
-  const { expired, deleted } = lossTally(hold, nowMs);
-  return expired > 0 && expired >= deleted ? "expired" : "released";
+  if (tombstone || marks(mark, hold)) return "force-released";
+  const { expired, deleted, evicted } = lossTally(hold, nowMs);
+  if (expired > 0 && expired >= deleted && expired >= evicted) return "expired";
+  return evicted > deleted ? "evicted" : "released";
 }
 
 /** How `hold` ended at `nowMs`, and the fields of its transition. */
@@ -164,7 +210,7 @@ export function holdEnd(
       ? Math.min(nowMs, hold.expiresAtMs)
       : nowMs;
   const forced = kind === "force-released";
-  const marked = marks(mark, hold.value) ? mark : undefined;
+  const marked = marks(mark, hold) ? mark : undefined;
   return {
     kind,
     endMs,

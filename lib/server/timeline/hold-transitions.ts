@@ -10,6 +10,7 @@ import { holdEnd, marks, type ForceMark, type Hold, type Tombstone } from "./hol
 import { replacingTombstone, reservationEnd } from "./reservation";
 import type { TransitionFields } from "./session-checks";
 import {
+  evictedHoldWords,
   acknowledgedWords,
   forceReleasedWords,
   releasingWords,
@@ -33,15 +34,21 @@ export interface Ended {
   readonly tombstone: Tombstone | null;
   /** Whether this console's force mark explains the end (then it is spent). */
   readonly markUsed: boolean;
+  /** The nodes that evicted the value. */
+  readonly evictedOn: readonly string[];
 }
 
-/** How `hold` (of lock `key`) ended at `nowMs`, `reads` being what the nodes hold now. */
+/**
+ * How `hold` (of lock `key`) ended at `nowMs`, `reads` being what the nodes hold now (`nodeIds`:
+ * their ids). A hold lost to evictions names the nodes that evicted it.
+ */
 export function endOf(
   key: string,
   hold: Hold,
   mark: ForceMark | undefined,
   reads: Reads,
   nowMs: number,
+  nodeIds: readonly string[] = [],
 ): Ended {
   const { value, owner, waiters } = hold;
   const base = { resource: key, at: nowMs, value, owner, waiters };
@@ -59,12 +66,18 @@ export function endOf(
       endMs: end.endMs,
       tombstone: null,
       markUsed: kind === "reservation-lifted",
+      evictedOn: [],
     };
   }
   const tombstone = replacingTombstone(value, reads);
   const end = holdEnd(hold, mark, nowMs, tombstone);
   const { kind, heldMs, by, reason, auditId } = end;
   const forced = kind === "force-released";
+  const evictedOn = nodeIds.filter((_, node) => hold.causes[node] === "evicted");
+  const evicted = kind === "evicted" && {
+    nodeIds: evictedOn,
+    summary: evictedHoldWords(evictedOn),
+  };
   return {
     hold,
     fields: {
@@ -75,10 +88,12 @@ export function endOf(
       reason,
       auditId,
       summary: forced ? forceReleasedWords(end) : null,
+      ...evicted,
     },
     endMs: end.endMs,
     tombstone,
-    markUsed: forced && marks(mark, value),
+    markUsed: forced && marks(mark, hold),
+    evictedOn,
   };
 }
 

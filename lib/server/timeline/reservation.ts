@@ -52,7 +52,7 @@ export function reservationEnd(
   nowMs: number,
 ): ReservationEnd {
   const { expired, deleted } = lossTally(hold, nowMs);
-  const kind: ReservationEndKind = marks(mark, hold.value)
+  const kind: ReservationEndKind = marks(mark, hold)
     ? "reservation-lifted"
     : deleted > expired
       ? "release-acknowledged"

@@ -6,37 +6,39 @@ import "server-only";
  * holder: being released, then acknowledged, ended or lifted (reservation.ts). An expiry waits for
  * a read of the holder's session, which says why (session-checks.ts, expiry-cause.ts).
  * Transitions are folded only while the index is whole; a stretch when it is not is recorded as a
- * gap, never as quiet, and the holds are then re-read from the index without emitting anything
- * (coverage.ts). Partial and conflict episodes (episodes.ts) and brief holds (brief-holds.ts) are
- * counted beside. This file keeps the holds and wires those rules to the index, the history and
- * the listeners; it stays one file of about 300 lines because it is the one place the holds are
- * changed, and every rule it applies lives, tested as a table, in the files named above.
+ * gap, never as quiet, and the holds are then re-read from the index in slices without emitting
+ * anything (coverage.ts, reseed.ts). Partial and conflict episodes (episodes.ts) and brief holds
+ * (brief-holds.ts) are counted beside. This file keeps the holds and wires those rules to the
+ * index; it stays one file (under 300 lines) because it is the one place the holds are changed,
+ * and every rule it applies lives, tested as a table, in the files named above. What is not the
+ * fold lives beside it: the force-release marks it consults (force-marks.ts), the re-read that
+ * refills the holds it hands over when the index is whole again, and leaves it the keys already
+ * read (reseed.ts), and numbering, keeping and handing on what it emits, with a state store's
+ * transitions restored at start (transition-log.ts).
  */
 import type { LockState } from "@/lib/api";
-import { makeTransition, type HistoryHorizon, type Transition } from "@/lib/api/timeline";
+import type { HistoryHorizon, Transition } from "@/lib/api/timeline";
 import type { IndexObserver, Reads } from "../locks/rows/live-index";
 import type { RemovalCause } from "../locks/watch/node-store";
 import { describeLatin1Key } from "../locks/read/key-name";
 import { sessionOfValue } from "../locks/read/ownership";
-import { KeyWalk } from "../locks/rows/key-walk";
 import { standingOf, waitersOf } from "../locks/rows/quorum";
 import { Coverage } from "./coverage";
 import { Episodes } from "./episodes";
-import { History } from "./history";
 import { BriefHolds } from "./brief-holds";
-import { extendedTo, lossCause, majorityHold, type ForceMark, type Hold } from "./hold-fold";
+import { ForceMarks } from "./force-marks";
+import { extendedTo, majorityHold, recordNodeChange, type Hold } from "./hold-fold";
+import { Reseed, type HoldSource } from "./reseed";
 import { endOf, extendedOf, startOf, type Ended, type ExpiredHold } from "./hold-transitions";
 import { SessionChecks, type SessionReader, type TransitionFields } from "./session-checks";
+import { TransitionLog, type TransitionListener } from "./transition-log";
 
 /** What the timeline needs of the live index. */
-export interface IndexView {
+export interface IndexView extends HoldSource {
   readonly complete: boolean;
-  readonly quorumSize: number;
   readonly nodeIds: readonly string[];
-  /** The resources the index holds, in byte order from the first ≥ `low`. */
-  keysFrom(low: string): Iterable<string>;
-  /** What each node holds under `key`. */
-  reads(key: string): Reads;
+  /** The nodes polled now, and how often a pass sees a change there: history only samples them. */
+  sampled?(): HistoryHorizon["sampled"];
 }
 
 export interface TimelineOptions {
@@ -48,56 +50,46 @@ export interface TimelineOptions {
   readonly onBriefHolds?: (holds: number) => void;
   /** Called on every tick while the index is whole: history is complete up to `nowMs`. */
   readonly onComplete?: (nowMs: number) => void;
-  readonly durable?: boolean;
+  /** Whether history is kept in a state store (a function: a refused store turns it off). */
+  readonly durable?: boolean | (() => boolean);
   /** Reads an expired holder's session on every lock node (read-session.ts), bounded by the node deadline. */
   readonly readSession: SessionReader;
   /** Sessions read at once at most; an expiry beyond says "not-checked". @default 8 */
   readonly maxSessionChecks?: number;
 }
 
-/** A force-release mark is matched to a disappearing value within this long. */
-const FORCE_MARK_TTL_MS = 30_000;
 /** A hold that ran out is remembered this long, to flag the next holder as a possible overlap. */
 const EXPIRED_MEMORY_MS = 60 * 60_000;
 const PRUNE_INTERVAL_MS = 60_000;
 
-type Listener = (transition: Transition) => void;
-
 export class Timeline implements IndexObserver {
   readonly #index: IndexView;
   readonly #options: TimelineOptions;
-  readonly #history: History;
+  readonly #log: TransitionLog;
   readonly #holds = new Map<string, Hold>();
   readonly #episodes = new Episodes();
   readonly #expired = new Map<string, ExpiredHold>();
-  readonly #forceMarks = new Map<string, ForceMark>();
-  readonly #listeners = new Set<Listener>();
+  readonly #forceMarks = new ForceMarks();
   readonly #brief = new BriefHolds();
   readonly #coverage = new Coverage();
-  /** Re-reads the holds from the index once it is whole again, in slices (key-walk.ts). */
-  readonly #reseeding = new KeyWalk();
+  readonly #reseed = new Reseed();
   readonly #checks: SessionChecks;
-  /** Ids from this process's start time × 1000: above any id of an earlier run (see transitionSchema.id). */
-  #nextId = Date.now() * 1_000;
-  /** Transitions folded in this process (restored ones not counted). */
-  #emitted = 0;
   #lastPruneMs = 0;
 
   constructor(index: IndexView, options: TimelineOptions) {
     this.#index = index;
     this.#options = options;
-    this.#history = new History(options.capacity);
+    this.#log = new TransitionLog(options.capacity, options.onTransition);
     this.#checks = new SessionChecks(
       options.readSession,
-      (fields) => this.#publish(fields),
+      (fields) => this.#log.publish(fields),
       options.maxSessionChecks,
     );
   }
 
   /** Subscribes to every new transition; returns the unsubscribe. */
-  subscribe(listener: Listener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+  subscribe(listener: TransitionListener): () => void {
+    return this.#log.subscribe(listener);
   }
 
   /** Newest first. */
@@ -106,33 +98,30 @@ export class Timeline implements IndexObserver {
     keep: (transition: Transition) => boolean = () => true,
     afterId?: number,
   ): Transition[] {
-    return this.#history.newest(limit, keep, afterId);
+    return this.#log.history.newest(limit, keep, afterId);
   }
 
   activity(resource: string, nowMs: number) {
-    return this.#history.activity(resource, nowMs);
+    return this.#log.history.activity(resource, nowMs);
   }
 
   horizon(): HistoryHorizon {
-    return this.#coverage.horizon(this.#history, this.#options.durable ?? false);
+    const { durable = false } = this.#options;
+    const sampled = this.#index.sampled?.() ?? [];
+    return this.#coverage.horizon(
+      this.#log.history,
+      typeof durable === "function" ? durable() : durable,
+      sampled,
+    );
   }
 
   /**
-   * Transitions loaded from a durable store, oldest first: kept as history with their ids (a client
-   * resuming after one of them gets what followed it; an id out of order is renumbered after the
-   * one before), with a gap from the store's last one to now — the console was not watching then.
+   * Transitions loaded from a durable store, oldest first, kept as history with their ids
+   * (transition-log.ts), with a gap from the store's as-of time (its last transition's without
+   * one) to now: the console was not watching then.
    */
   restore(stored: readonly Transition[], storeAsOfMs: number | null, nowMs = Date.now()): void {
-    let previous = 0;
-    for (const transition of stored) {
-      const kept =
-        Number.isSafeInteger(transition.id) &&
-        transition.id > previous &&
-        transition.id < this.#nextId;
-      previous = kept ? transition.id : previous + 1;
-      this.#history.push({ ...transition, id: previous });
-    }
-    this.#nextId = Math.max(this.#nextId, previous + 1);
+    this.#log.restore(stored);
     const first = stored[0];
     this.#coverage.restored(
       first ? first.at : null,
@@ -140,7 +129,7 @@ export class Timeline implements IndexObserver {
     );
   }
 
-  /** A force-release by `by` is about to delete or tombstone `resource` (this console's action). */
+  /** This console's force-release is about to write `resource` (force-marks.ts `mark`). */
   markForceRelease(
     resource: string,
     by: string,
@@ -148,7 +137,12 @@ export class Timeline implements IndexObserver {
     value: string | null,
     auditId: string | null = null,
   ): void {
-    this.#forceMarks.set(resource, { by, reason, atMs: Date.now(), value, auditId });
+    this.#forceMarks.mark(resource, by, reason, value, auditId, Date.now());
+  }
+
+  /** The force-release of `resource` answered: it removed `values` (force-marks.ts `settle`). */
+  settleForceRelease(resource: string, values: readonly string[]): void {
+    this.#forceMarks.settle(resource, values);
   }
 
   /** Node `nodeIndex` changed for `key` (its removal `cause` when it lost the key); `reads` and `state` are after it. */
@@ -162,10 +156,12 @@ export class Timeline implements IndexObserver {
   ): void {
     if (!this.#checkComplete(nowMs)) return;
     const hold = this.#holds.get(key);
-    const loss = hold && lossCause(hold, reads[nodeIndex], nodeIndex, cause);
-    if (loss) hold.causes[nodeIndex] = loss;
-    // An eviction is a transition of its own, whatever the hold: the lock's safety is gone there.
-    if (cause === "evicted") {
+    if (hold) recordNodeChange(hold, reads[nodeIndex], nodeIndex, cause);
+    // Not re-read yet since the index became whole: the re-read will find what it holds then.
+    const ended = this.#reseed.reached(key) ? this.#fold(key, reads, state, nowMs) : null;
+    // An eviction is a transition of its own, beside a hold that goes on (the lock's safety is gone
+    // there); one that cost the hold its majority is already said by the hold's `evicted` end.
+    if (cause === "evicted" && ended?.fields.kind !== "evicted") {
       this.#emit({
         kind: "evicted",
         resource: key,
@@ -175,13 +171,11 @@ export class Timeline implements IndexObserver {
         nodeIds: [this.#index.nodeIds[nodeIndex]!],
       });
     }
-    // Not re-read yet since the index became whole: the walk will read what it holds then.
-    if (this.#reseeding.reached(key)) this.#fold(key, reads, state, nowMs);
   }
 
   /** A node is relisted after a gap: what changed there since `sinceMs` is unknown until it ends. */
   gap(sinceMs: number): void {
-    this.#coverage.gap(sinceMs, this.#emitted > 0);
+    this.#coverage.gap(sinceMs, this.#log.publishedAny);
   }
 
   /**
@@ -204,18 +198,17 @@ export class Timeline implements IndexObserver {
     }
     this.#options.onComplete?.(nowMs);
     for (const [key, holds] of this.#brief.close(nowMs, this.#index.quorumSize)) {
-      this.#history.countBriefHolds(displayName(key), nowMs, holds);
+      this.#log.history.countBriefHolds(displayName(key), nowMs, holds);
       this.#options.onBriefHolds?.(holds);
     }
     for (const [key, episode] of this.#episodes.due(nowMs))
       this.#emit({ kind: episode.kind, resource: key, at: nowMs, since: episode.sinceMs });
     if (nowMs - this.#lastPruneMs >= PRUNE_INTERVAL_MS) {
       this.#lastPruneMs = nowMs;
-      this.#history.pruneActivity(nowMs);
+      this.#log.history.pruneActivity(nowMs);
       for (const [key, expired] of this.#expired)
         if (nowMs - expired.at > EXPIRED_MEMORY_MS) this.#expired.delete(key);
-      for (const [key, mark] of this.#forceMarks)
-        if (nowMs - mark.atMs > FORCE_MARK_TTL_MS) this.#forceMarks.delete(key);
+      this.#forceMarks.prune(nowMs);
     }
   }
 
@@ -226,27 +219,16 @@ export class Timeline implements IndexObserver {
   #checkComplete(nowMs: number): boolean {
     const step = this.#coverage.check(this.#index.complete, nowMs);
     if (step.kind === "whole") {
-      this.#reseed(nowMs);
+      this.#episodes.clear();
+      this.#reseed.start(this.#index, this.#holds, nowMs);
       if (step.gapSinceMs !== null)
         this.#emit({ kind: "gap", resource: "", at: nowMs, since: step.gapSinceMs });
     }
     return this.#coverage.complete;
   }
 
-  /** Re-reads every hold from the index, without emitting: in slices, as new changes keep coming. */
-  #reseed(nowMs: number): void {
-    this.#holds.clear();
-    this.#episodes.clear();
-    this.#reseeding.start(
-      (low) => this.#index.keysFrom(low),
-      (key) => {
-        const hold = majorityHold(this.#index.reads(key), this.#index.quorumSize, nowMs);
-        if (hold) this.#holds.set(key, hold);
-      },
-    );
-  }
-
-  #fold(key: string, reads: Reads, state: LockState | null, nowMs: number): void {
+  /** Folds a change into the key's hold; returns how the hold ended, when it did. */
+  #fold(key: string, reads: Reads, state: LockState | null, nowMs: number): Ended | null {
     const quorumSize = this.#index.quorumSize;
     let hold = this.#holds.get(key);
     const standing = hold && standingOf(reads, hold.value, quorumSize);
@@ -272,19 +254,23 @@ export class Timeline implements IndexObserver {
       this.#emit(started.fields);
     }
     this.#episodes.track(key, state, nowMs);
+    return ended;
   }
 
   #end(key: string, hold: Hold, reads: Reads, nowMs: number): Ended {
     this.#holds.delete(key);
-    const ended = endOf(key, hold, this.#forceMarks.get(key), reads, nowMs);
-    if (ended.markUsed) this.#forceMarks.delete(key);
-    if (ended.fields.kind !== "expired") {
+    const ended = endOf(key, hold, this.#forceMarks.get(key), reads, nowMs, this.#index.nodeIds);
+    if (ended.markUsed) this.#forceMarks.spend(key);
+    const { kind } = ended.fields;
+    // Ran out or evicted, not released: its holder may still act, so the next holder is flagged.
+    if (kind === "expired" || kind === "evicted")
+      this.#expired.set(key, { value: hold.value, owner: hold.owner, at: ended.endMs });
+    if (kind !== "expired") {
       this.#emit(ended.fields);
       return ended;
     }
-    this.#expired.set(key, { value: hold.value, owner: hold.owner, at: ended.endMs });
-    const evictedOn = this.#index.nodeIds.filter((_, node) => hold.causes[node] === "evicted");
-    const check = { sessionId: sessionOfValue(hold.value), endMs: ended.endMs, evictedOn };
+    const { evictedOn, endMs } = ended;
+    const check = { sessionId: sessionOfValue(hold.value), endMs, evictedOn };
     this.#checks.expired(key, ended.fields, check, nowMs);
     return ended;
   }
@@ -296,20 +282,6 @@ export class Timeline implements IndexObserver {
       fields = { ...fields, nodeIds: this.#index.nodeIds.filter((_, index) => reads[index]) };
     }
     this.#checks.emit(fields.resource, fields);
-  }
-
-  #publish(fields: TransitionFields): void {
-    const named = describeLatin1Key(fields.resource);
-    const transition = makeTransition({
-      ...fields,
-      id: this.#nextId++,
-      resource: named.resource,
-      resourceBase64: named.resourceBase64 ?? null,
-    });
-    this.#emitted += 1;
-    this.#history.push(transition);
-    this.#options.onTransition?.(transition);
-    for (const listener of this.#listeners) listener(transition);
   }
 }
 

@@ -31,6 +31,10 @@ export const forceReleasedWords = (actor: ActorFields): string =>
   `force-released${actorWords(actor.by, actor.reason, actor.auditId)}`;
 
 /** A tombstone reached a majority; `remainingMs`: until its TTL on a majority runs out. */
+/** A hold that lost its majority to evictions: nobody released it, and its holder was not told. */
+export const evictedHoldWords = (nodeIds: readonly string[]): string =>
+  `lost its majority to evictions on ${nodeIds.join(", ")} (maxmemory policy): nobody released it, and the holder may still believe it holds the lock`;
+
 export const releasingWords = (remainingMs: number): string =>
   Number.isFinite(remainingMs)
     ? `being released: the tombstone keeps everyone out until the holder acknowledges, at most ${durationWords(remainingMs)} (the replaced value's validity)`
@@ -76,4 +80,22 @@ export function expiredWords(
   const evicted =
     cause.evictedOn.length > 0 ? `; evicted on ${cause.evictedOn.join(", ")} before` : "";
   return `expired while held: ${why}${evicted}`;
+}
+
+/**
+ * What a sampled history misses, per polled node: "node-3 is polled every ~40 s: holds shorter than
+ * that are not seen, and an end between two passes is dated by the pass that saw it".
+ */
+export function sampledWords(
+  sampled: ReadonlyArray<{ readonly nodeId: string; readonly everyMs: number | null }>,
+): string | null {
+  if (sampled.length === 0) return null;
+  const nodes = sampled
+    .map(({ nodeId, everyMs }) =>
+      everyMs === null
+        ? `${nodeId} is polled`
+        : `${nodeId} is polled every ~${durationWords(everyMs)}`,
+    )
+    .join(", ");
+  return `History is a sample, never complete: ${nodes} (no keyspace events). Holds shorter than that are not seen there, and what happened between two passes is known only by its result.`;
 }

@@ -95,8 +95,17 @@ describe("brief holds", () => {
     ["three sets, the last value read", 3, "v4", "v1", 2],
     ["three sets, gone by the read", 3, null, "v1", 3],
     ["sets of the value already held (extensions)", 3, "v1", "v1", 0],
+    [
+      "three sets, a value that is no lock read (the application's cache writes)",
+      3,
+      "not-a-lock",
+      undefined,
+      0,
+    ],
+    ["three sets, a value that is no lock replacing a held lock", 3, "not-a-lock", "v1", 0],
   ] as const)("%s", (_name, sets, readValue, knownValue, holds) => {
-    const read = readValue === null ? null : { value: readValue };
-    expect(briefHolds(sets, read, knownValue)).toBe(holds);
+    const found =
+      readValue === null || readValue === "not-a-lock" ? readValue : { value: readValue };
+    expect(briefHolds(sets, found, knownValue)).toBe(holds);
   });
 });

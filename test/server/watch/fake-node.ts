@@ -30,8 +30,25 @@ export class FakeCommands extends EventEmitter implements CommandConnection {
   configFails = false;
   readonly keys = new Map<string, { value: string; pttlMs: number }>();
   readonly sent: string[] = [];
+  /** Which values the read script recognises as locks (all, unless a test says otherwise). */
+  isLock: (value: string) => boolean = () => true;
+  /** Read replies held back (null: answered at once); answerReads() lets them go. */
+  replies: Array<() => void> | null = null;
 
-  async info(): Promise<string> {
+  answerReads(): void {
+    const waiting = this.replies ?? [];
+    this.replies = null;
+    for (const answer of waiting) answer();
+  }
+
+  /** Names each read script call read, in order. */
+  readonly read: string[][] = [];
+
+  async info(section = "server"): Promise<string> {
+    if (section === "commandstats") {
+      this.sent.push("INFO commandstats");
+      return "# Commandstats\r\ncmdstat_scan:calls=1,usec=10,usec_per_call=10.00\r\n";
+    }
     this.sent.push("INFO");
     return `# Server\r\nredis_version:7.4.0\r\nrun_id:${this.runId}\r\n`;
   }
@@ -86,10 +103,16 @@ export class FakeCommands extends EventEmitter implements CommandConnection {
   /** One read script call: what each key holds. */
   async readKeys(keys: readonly Buffer[]): Promise<Array<NodeKeyState | null>> {
     this.sent.push(`READ ${keys.length}`);
-    return keys.map((key) => {
+    this.read.push(keys.map((key) => key.toString("latin1")));
+    const states = keys.map((key): NodeKeyState | null => {
       const held = this.keys.get(key.toString("latin1"));
-      return held ? { ...held, format: "string", holdCount: null } : null;
+      return held && this.isLock(held.value)
+        ? { ...held, format: "string", holdCount: null }
+        : null;
     });
+    // Read now, answered later: the reply still travels while other changes are published.
+    if (this.replies) await new Promise<void>((resolve) => this.replies!.push(resolve));
+    return states;
   }
 
   drop(): void {
@@ -165,7 +188,11 @@ export class FakeNode {
     commands: this.commands,
     subscriber: this.subscriber,
     db: 0,
-    readKeys: (keys) => this.commands.readKeys(keys),
+    readKeys: async (keys) => {
+      // Taken in the same tick as the states: a key that holds a value that is no lock is present.
+      const present = keys.map((key) => this.commands.keys.has(key.toString("latin1")));
+      return { states: await this.commands.readKeys(keys), present, touchedBytes: 0 };
+    },
   };
 
   set(name: string, value: string, pttlMs = 30_000): void {
@@ -176,6 +203,12 @@ export class FakeNode {
   del(name: string): void {
     this.commands.keys.delete(name);
     this.subscriber.publish(name, "del");
+  }
+
+  /** A key gone by its TTL, as Redis tells it. */
+  expire(name: string): void {
+    this.commands.keys.delete(name);
+    this.subscriber.publish(name, "expired");
   }
 
   /** Restarted empty: a new run_id, nothing held, every connection dropped and back. */

@@ -11,7 +11,8 @@ import { FakeCommands } from "./fake-node";
 /** A budget that never waits, and records every draw. */
 function recordingBudget(burst: number): Budget & { draws: number[] } {
   const draws: number[] = [];
-  return { perS: burst * 10, burst, draws, take: async (keys) => void draws.push(keys) };
+  const bytes = { perS: 1e9, burst: 1e8, take: async () => {} };
+  return { perS: burst * 10, burst, draws, bytes, take: async (keys) => void draws.push(keys) };
 }
 
 interface ListerSetup {
@@ -102,6 +103,8 @@ describe("the lister", () => {
       startedAtMs: clock.now(),
       endedAtMs: clock.now(),
       skippedKeys: 0,
+      keysVisited: 100,
+      keysTotal: 1,
     });
   });
 

@@ -92,6 +92,26 @@ describe("the node store", () => {
     expect(store.get("a")?.value).toBe("v2");
   });
 
+  it("stays truncated until a listing ends that left nothing out (issue 32 row 9)", () => {
+    const { store } = storeOf(2);
+    store.put("a", lock("v1", 5_000), T0);
+    store.put("b", lock("v1", 5_000), T0);
+    store.put("c", lock("v1", 5_000), T0);
+    store.beginGeneration();
+    store.put("a", lock("v1", 5_000), T0);
+    store.put("b", lock("v1", 5_000), T0);
+    store.put("c", lock("v1", 5_000), T0); // still left out: the listing does not heal it
+    store.endGeneration();
+    expect(store.truncated).toBe(true);
+    store.remove("b", "deleted");
+    expect(store.truncated).toBe(true); // room again, but "c" was never read: still not whole
+    store.beginGeneration();
+    store.put("a", lock("v1", 5_000), T0);
+    store.put("c", lock("v1", 5_000), T0);
+    store.endGeneration();
+    expect(store.truncated).toBe(false);
+  });
+
   it("names the keys no read stamped since a listing began", () => {
     const { store } = storeOf();
     store.put("a", lock("v1", 5_000), T0);
@@ -147,5 +167,45 @@ describe("the node store", () => {
     store.sweep(T0 + 10_100);
     expect(changes).toEqual([["late", null, "expired"]]);
     expect(store.slots).toBe(0);
+  });
+
+  it("on a polled node drops nothing: it names the keys due from 300 ms before expiry, to be read again", () => {
+    const { store, changes } = storeOf();
+    store.put("a", lock("v1", 2_000), T0);
+    changes.length = 0;
+    const named: string[][] = [];
+    store.sweep(T0 + 1_600, (names) => named.push(names));
+    expect(named).toEqual([]);
+    store.sweep(T0 + 1_750, (names) => named.push(names));
+    expect(named).toEqual([["a"]]);
+    // The read found it extended (the library extends 500 ms before expiry): back on the wheel, later.
+    store.put("a", lock("v1", 2_000), T0 + 1_760);
+    store.sweep(T0 + 2_500, (names) => named.push(names));
+    expect(named).toHaveLength(1);
+    expect(store.get("a")?.expiresAtMs).toBe(T0 + 3_760);
+    // Still due and unread: the state stays as last read, never "expired" by the wheel alone.
+    store.sweep(T0 + 3_800, (names) => named.push(names));
+    expect(named.at(-1)).toEqual(["a"]);
+    expect(store.get("a")).toBeDefined();
+    expect(changes.filter(([, value]) => value === null)).toEqual([]);
+  });
+
+  it("on a polled node a key read again still counting down keeps one slot and is named at every sweep", () => {
+    const { store, changes } = storeOf();
+    store.put("a", lock("v1", 1_000), T0);
+    const named: string[][] = [];
+    store.sweep(T0 + 800, (names) => named.push(names));
+    expect(named).toEqual([["a"]]);
+    expect(store.slots).toBe(0); // off the wheel while its confirming read is under way
+    store.put("a", lock("v1", 190), T0 + 810); // the read: same expiry, still counting down
+    expect(store.slots).toBe(1);
+    store.sweep(T0 + 900, (names) => named.push(names));
+    expect(named).toEqual([["a"], ["a"]]);
+    store.put("a", lock("v1", 90), T0 + 910);
+    store.put("a", lock("v1", 80), T0 + 920); // a second read in the same stretch: still one slot
+    expect(store.slots).toBe(1);
+    store.remove("a", "expired"); // a read found it gone
+    expect(store.slots).toBe(0);
+    expect(changes.at(-1)).toEqual(["a", null, "expired"]);
   });
 });

@@ -11,7 +11,12 @@ import { NodeWatch } from "@/lib/server/locks/watch/node-watch";
 import { FakeClock } from "./fake-clock";
 import { FakeNode } from "./fake-node";
 
-const unlimited: Budget = { perS: 10_000, burst: 1_000, take: async () => {} };
+const unlimited: Budget = {
+  perS: 10_000,
+  burst: 1_000,
+  take: async () => {},
+  bytes: { perS: 1e9, burst: 1e8, take: async () => {} },
+};
 
 const watches: NodeWatch[] = [];
 afterEach(async () => {
@@ -181,6 +186,6 @@ describe("a node's watch", () => {
     node.commands.notifyFlags = "KEA";
     await clock.advance(1_000); // the next pass subscribes, and relists
     expect(watch.mode()).toBe("watching");
-    expect(node.subscriber.patterns).toHaveLength(2);
+    expect(node.subscriber.patterns).toHaveLength(3);
   });
 });

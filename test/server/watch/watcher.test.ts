@@ -31,10 +31,14 @@ function watcherOf(options: { enable?: boolean } = {}) {
 }
 
 describe("the watcher", () => {
-  it("subscribes to the lock patterns' and the library's keyspace channels before a listing", async () => {
+  it("subscribes to the lock patterns' and their auxiliary keys' keyspace channels before a listing", async () => {
     const { subscriber, watcher, events } = watcherOf();
     expect(await watcher.prepare()).toBe(true);
-    expect(subscriber.patterns).toEqual(["__keyspace@0__:lock:*", "__keyspace@0__:redlock:*"]);
+    expect(subscriber.patterns).toEqual([
+      "__keyspace@0__:lock:*",
+      "__keyspace@0__:redlock:{lock:*}:*",
+      "__keyspace@0__:redlock:*:lock:*",
+    ]);
     expect(watcher.subscribed).toBe(true);
     expect(events).toEqual(["on", "ready"]);
     expect(await watcher.prepare()).toBe(false); // subscribed already: nothing new

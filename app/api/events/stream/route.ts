@@ -1,5 +1,6 @@
 import { eventsQuerySchema, parseEventId, type Transition } from "@/lib/api/timeline";
 import { clientIp } from "@/lib/server/auth/client-info";
+import { forReader, redactTransition } from "@/app/api/_lib/redact";
 import { readQuery } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
 import {
@@ -44,7 +45,7 @@ export const GET = route(async (request, ctx) => {
   const encoder = new TextEncoder();
   const format = (transition: Transition) =>
     encoder.encode(
-      `id: ${transition.id}\nevent: transition\ndata: ${JSON.stringify(transition)}\n\n`,
+      `id: ${transition.id}\nevent: transition\ndata: ${JSON.stringify(forReader(principal, transition, redactTransition))}\n\n`,
     );
   const stream = new ReadableStream<Uint8Array>(
     {

@@ -1,4 +1,5 @@
 import { jsonResponse } from "@/lib/server/errors";
+import { forReader, redactLockResponse } from "@/app/api/_lib/redact";
 import { resourceFromPath } from "@/lib/server/resource-path";
 import { route } from "@/app/api/_lib/route";
 
@@ -7,9 +8,9 @@ export const dynamic = "force-dynamic";
 
 /** One resource: its row from the live index, its counters and waiters from a shared fresh read. The key comes from the raw path (see resource-path.ts). */
 export const GET = route(async (request, ctx) => {
-  await ctx.guard.requireRead(request);
+  const principal = await ctx.guard.requireRead(request);
   const key = resourceFromPath(request);
-  return jsonResponse(await ctx.readLock(key));
+  return jsonResponse(forReader(principal, await ctx.readLock(key), redactLockResponse));
 });
 
 export {

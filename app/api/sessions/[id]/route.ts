@@ -1,4 +1,5 @@
 import { jsonResponse } from "@/lib/server/errors";
+import { forReader, redactSessions } from "@/app/api/_lib/redact";
 import { route } from "@/app/api/_lib/route";
 import { sessionIdFromPath } from "@/lib/server/sessions/session-path";
 
@@ -7,8 +8,9 @@ export const dynamic = "force-dynamic";
 
 /** One holder session: its liveness read fresh from the nodes, its locks and waits. */
 export const GET = route(async (request, ctx) => {
-  await ctx.guard.requireRead(request);
-  return jsonResponse(await ctx.sessions.get(sessionIdFromPath(request)));
+  const principal = await ctx.guard.requireRead(request);
+  const body = await ctx.sessions.get(sessionIdFromPath(request));
+  return jsonResponse(forReader(principal, body, redactSessions));
 });
 
 export {

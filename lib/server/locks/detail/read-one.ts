@@ -30,7 +30,8 @@ import {
   sessionOfValue,
   READ_LOCK_LUA,
 } from "../read/ownership";
-import { READ_KEY_LUA, toKeyState } from "../read/read-node";
+import { READ_KEY_LUA, READ_VALUE_MAX_BYTES } from "../read/read-key";
+import { toKeyState } from "../read/read-node";
 import { foldNodes, type FlagLimits } from "../rows/fold-nodes";
 import { compileGlob } from "../read/glob";
 import type { LiveIndex } from "../rows/live-index";
@@ -40,7 +41,7 @@ import { readHolderSession } from "../../sessions/read-session";
  * KEYS[1..3] the resource, its 1.x owner entry and waiters, KEYS[4] its fencing counter, KEYS[5]
  * (optional) 1.x's counter; ARGV[1] now (epoch ms), ARGV[2] most waiters listed. All in one round
  * trip per node. Replies the resource's `readLock` reply, the counter (the higher of the two; null
- * when absent) and the live waiters, member then score.
+ * when absent) and the live waiters, member then score (members over READ_VALUE_MAX_BYTES left out).
  */
 export const READ_ONE_SCRIPT = defineScript<
   readonly [nowMs: number, waitersListed: number],
@@ -48,14 +49,21 @@ export const READ_ONE_SCRIPT = defineScript<
 >(`${READ_KEY_LUA}${EXISTS_EITHER_LUA}${READ_LOCK_LUA}
 local fence = false
 for i = 4, #KEYS do
-  if redis.call('TYPE', KEYS[i])['ok'] == 'string' then
+  if redis.call('TYPE', KEYS[i])['ok'] == 'string' and redis.call('STRLEN', KEYS[i]) <= 20 then
     local counter = redis.call('GET', KEYS[i])
     if not fence or (tonumber(counter) or 0) > (tonumber(fence) or 0) then fence = counter end
   end
 end
 local waiters = {}
 if redis.call('TYPE', KEYS[3])['ok'] == 'zset' then
-  waiters = redis.call('ZRANGEBYSCORE', KEYS[3], ARGV[1], '+inf', 'WITHSCORES', 'LIMIT', 0, ARGV[2])
+  local listed = redis.call('ZRANGEBYSCORE', KEYS[3], ARGV[1], '+inf', 'WITHSCORES', 'LIMIT', 0, ARGV[2])
+  -- A waiter entry is a short JSON: a longer member is no waiter of a lock library, never returned.
+  for index = 1, #listed, 2 do
+    if #listed[index] <= ${READ_VALUE_MAX_BYTES} then
+      table.insert(waiters, listed[index])
+      table.insert(waiters, listed[index + 1])
+    end
+  end
 end
 return {readLock(KEYS[1], KEYS[2], KEYS[3], ARGV[1]), fence, waiters}
 `);

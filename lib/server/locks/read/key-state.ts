@@ -3,6 +3,8 @@
  * read step hands to the watch and to the row fold.
  */
 import type { LockFormat, OwnerInfo, WaitersSummary } from "@/lib/api";
+import type { ValueCut } from "./read-key";
+import type { WaiterRef } from "./waiter-list";
 
 /** What one node holds under one key. pttlMs -1: no expiry. */
 export interface NodeKeyState {
@@ -14,6 +16,10 @@ export interface NodeKeyState {
   readonly owner?: OwnerInfo | null;
   /** Live waiters listed on this node; absent: none. */
   readonly waiters?: WaitersSummary;
+  /** Present when `value` is only the first READ_VALUE_MAX_BYTES of the node's value (read-key.ts). */
+  readonly cut?: ValueCut;
+  /** Up to WAITERS_LISTED live waiter entries on this node (the wait-for graph); absent: none. */
+  readonly waiterList?: readonly WaiterRef[];
 }
 
 const REDISSON_FIELD = /^.+:\d+$/;

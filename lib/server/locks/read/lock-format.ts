@@ -6,6 +6,11 @@
  * (key-state.ts). Without a TTL only a format that is unmistakably a lock's (`rl1:`, `rlx:`, a
  * Redisson hash with UUID holder fields) is shown, as a lock that never expires: an application's
  * `user:1 = {...}` or `app:note = hello world` is skipped, never read out.
+ *
+ * A value over 4 KiB reaches the console cut (read-key.ts) and is judged by its first bytes: an
+ * `rl1:` (or `rlx:`) value whose JSON is cut is still a lock, since its token is whole in the first
+ * 45 bytes; a token shape is never that long, so a cut value of no such prefix is no lock. Over
+ * 8 MiB a value is no lock at all (the read skips it unhashed).
  */
 import { VALUE_FORMAT_PREFIX } from "@redlock-console/redlock";
 import type { LockFormat } from "@/lib/api";

@@ -15,10 +15,22 @@ import {
   waitersKey,
 } from "@redlock-console/redlock";
 import { SESSION_ID } from "../../sessions/session-keys";
+import { boundLabels } from "./read-key";
 import { decodeTombstone } from "./tombstone";
+
+/** A 1.x owner entry's labels JSON is read up to this many bytes (longer: no labels shown). */
+const OWNER_LABELS_MAX_BYTES = 4096;
 
 /** Waiters scanned per key for the oldest one; beyond it the oldest may be missed (the count is exact). */
 const OLDEST_SCAN_LIMIT = 256;
+
+/**
+ * Waiter entries returned whole per key (member, score) for the wait-for graph (contention/): the
+ * earliest-expiring first, each at most WAITER_MEMBER_MAX_BYTES (the library's are ~150 bytes; a
+ * longer member is no entry of ours and is left out), so a read stays bounded in bytes.
+ */
+export const WAITERS_LISTED = 32;
+const WAITER_MEMBER_MAX_BYTES = 1024;
 
 /** The three keys one lock read needs: the lock, its 1.x owner entry, its waiters. */
 export const ownershipKeys = (key: Buffer): Buffer[] => [key, legacyOwnerKey(key), waitersKey(key)];
@@ -42,24 +54,30 @@ local function existsEither(a, b) return existsHere(a) or existsHere(b) end
 `;
 
 /**
- * Lua `readLock(key, ownerKey, waitersKey, nowMs)` (needs `readKey` and `existsEither`): readKey's reply, then the owner
- * entry's {labels, acquiredAt, extensions} when its `value` equals the string read (else false), the
- * live waiters' count (score ≥ now) and the oldest `since` among them (false when none).
+ * Lua `readLock(key, ownerKey, waitersKey, nowMs)` (needs `readKey` and `existsEither`): readKey's
+ * PTTL and value, then the owner entry's {labels, acquiredAt, extensions} when its `value` equals the
+ * string read (else false), the live waiters' count (score ≥ now), the oldest `since` among them
+ * (false when none), readKey's cut of a long value (false when whole; read-key.ts) and up to
+ * WAITERS_LISTED live waiter entries as a flat {member, score, …} list (parseWaiterList; absent
+ * when the key has no waiters).
  */
 export const READ_LOCK_LUA = `
 local function readLock(key, ownerKey, waitersKey, nowMs)
   local reply = readKey(key)
-  if reply[1] == -2 then return reply end
+  if reply[1] < -1 then return reply end
+  local long = reply[3] or false
   -- Other libraries' locks have neither key: one command instead of two for them.
-  if not existsEither(ownerKey, waitersKey) then return {reply[1], reply[2], false, 0, false} end
+  if not existsEither(ownerKey, waitersKey) then return {reply[1], reply[2], false, 0, false, long} end
   local owner = false
-  if type(reply[2]) == 'string' and string.sub(reply[2], 1, ${VALUE_FORMAT_PREFIX.length}) ~= '${VALUE_FORMAT_PREFIX}' then
+  if not long and type(reply[2]) == 'string' and string.sub(reply[2], 1, ${VALUE_FORMAT_PREFIX.length}) ~= '${VALUE_FORMAT_PREFIX}' then
     -- pcall: an owner key of another type is no entry, not an error that fails the whole read.
     local entry = redis.pcall('HMGET', ownerKey, 'value', 'labels', 'acquiredAt', 'extensions')
-    if entry[1] == reply[2] then owner = {entry[2] or '', entry[3] or '', entry[4] or ''} end
+    -- Labels JSON past its bound is cut (then it does not parse: no labels), never returned whole.
+    if entry[1] == reply[2] then owner = {string.sub(entry[2] or '', 1, ${OWNER_LABELS_MAX_BYTES}), entry[3] or '', entry[4] or ''} end
   end
   local waiting = redis.pcall('ZCOUNT', waitersKey, nowMs, '+inf')
   local oldest = false
+  local listed = {}
   if type(waiting) ~= 'number' then
     waiting = 0
   elseif waiting > 0 then
@@ -71,8 +89,15 @@ local function readLock(key, ownerKey, waitersKey, nowMs)
         oldest = waiter.since
       end
     end
+    local entries = redis.call('ZRANGEBYSCORE', waitersKey, nowMs, '+inf', 'WITHSCORES', 'LIMIT', 0, ${WAITERS_LISTED})
+    for index = 1, #entries, 2 do
+      if #entries[index] <= ${WAITER_MEMBER_MAX_BYTES} then
+        listed[#listed + 1] = entries[index]
+        listed[#listed + 1] = entries[index + 1]
+      end
+    end
   end
-  return {reply[1], reply[2], owner, waiting, oldest}
+  return {reply[1], reply[2], owner, waiting, oldest, long, listed}
 end
 `;
 
@@ -103,7 +128,9 @@ export function ownerOfValue(value: string): OwnerInfo | null {
   const owner = decodeValue(value)?.owner;
   return owner
     ? {
-        labels: owner.labels,
+        ...boundLabels(
+          Object.entries(owner.labels).map(([name, text]) => [name, text, text.length]),
+        ),
         acquiredAt: owner.acquiredAt,
         ttlMs: owner.ttlMs ?? null,
         extensions: null,
@@ -141,8 +168,9 @@ export function parseOwnerReply(reply: unknown): OwnerInfo | null {
   );
   const acquiredAt = wholeNumber(acquiredAtText);
   if (acquiredAt === null) return null;
+  const labels = Object.entries(parseLabels(labelsText) ?? {});
   return {
-    labels: parseLabels(labelsText) ?? {},
+    ...boundLabels(labels.map(([name, text]) => [name, text, text.length])),
     acquiredAt,
     ttlMs: null,
     extensions: wholeNumber(extensionsText) ?? 0,

@@ -9,6 +9,7 @@ import type { Redis } from "ioredis";
 import { defineScript, type ScriptArg } from "@redlock-console/redlock";
 import { parseRedissonHash, type NodeKeyState } from "./key-state";
 import { REDISSON_UUID_FIELD, stringLockFormat } from "./lock-format";
+import { KEY_NOT_READ, parseLongValue, READ_KEY_LUA } from "./read-key";
 import {
   EXISTS_EITHER_LUA,
   EXISTS_EITHER_ON_SHARD_LUA,
@@ -18,45 +19,25 @@ import {
   parseWaitersReply,
   READ_LOCK_LUA,
 } from "./ownership";
+import { parseWaiterList } from "./waiter-list";
 
 /**
- * A Redisson lock hash has one field per holder (a read lock: one per reader, plus "mode"); an
- * application hash with more fields is no lock, and is not read whole.
+ * KEYS: (lock, owner entry, waiters) per lock; ARGV[1]: now, epoch ms (live waiters score ≥ it);
+ * ARGV[2]: the call's byte allowance. Replies {value bytes touched, {readLock reply, …}}: the keys
+ * are read in order until the allowance is spent (at least one), so one call stays short whatever
+ * the values' sizes; the caller reads the rest in its next call (toKeyState parses each reply).
  */
-const REDISSON_MAX_FIELDS = 64;
-
-/**
- * Lua `readKey(key)`: {PTTL, GET} for a string, {PTTL, HGETALL} for a small hash, {-2} for
- * anything else or gone. Shared by the live index's chunk script and the one-resource read (read-one.ts).
- */
-export const READ_KEY_LUA = `
-local function readKey(key)
-  local kind = redis.call('TYPE', key)['ok']
-  if kind == 'string' then
-    return {redis.call('PTTL', key), redis.call('GET', key)}
-  elseif kind == 'hash' then
-    -- Redisson sets a lease (or watchdog) TTL; a hash without one is a lock only when its fields are
-    -- Redisson's own <uuid>:<thread> holders (toKeyState decides).
-    local pttl = redis.call('PTTL', key)
-    if redis.call('HLEN', key) <= ${REDISSON_MAX_FIELDS} then
-      return {pttl, redis.call('HGETALL', key)}
-    end
-  end
-  return {-2}
-end
-`;
-
-/**
- * KEYS: (lock, owner entry, waiters) per lock; ARGV[1]: now, epoch ms (live waiters score ≥ it).
- * Replies one `readLock` reply per lock (toKeyState parses each).
- */
-export const READ_KEYS_SCRIPT = defineScript<readonly [nowMs: number], unknown[]>(
+export const READ_KEYS_SCRIPT = defineScript<
+  readonly [nowMs: number, allowanceBytes: number],
+  [number, unknown[]]
+>(
   `${READ_KEY_LUA}${EXISTS_EITHER_LUA}${READ_LOCK_LUA}
 local replies = {}
 for index = 1, #KEYS, 3 do
+  if index > 1 and touchedBytes >= tonumber(ARGV[2]) then break end
   replies[(index + 2) / 3] = readLock(KEYS[index], KEYS[index + 1], KEYS[index + 2], ARGV[1])
 end
-return replies
+return {touchedBytes, replies}
 `,
 );
 
@@ -66,55 +47,86 @@ return replies
  * (allow-cross-slot-keys, Redis 7), and a key whose slot migrated away since SCAN returned it (an
  * error, caught) reads as absent here: the server now serving it reports it.
  */
-export const READ_KEYS_ON_SHARD_SCRIPT = defineScript<readonly ScriptArg[], unknown[]>(
+export const READ_KEYS_ON_SHARD_SCRIPT = defineScript<readonly ScriptArg[], [number, unknown[]]>(
   `#!lua flags=no-writes,allow-cross-slot-keys
 ${READ_KEY_LUA}${EXISTS_EITHER_ON_SHARD_LUA}${READ_LOCK_LUA}
 local replies = {}
-for index = 2, #ARGV, 3 do
+for index = 3, #ARGV, 3 do
+  if index > 3 and touchedBytes >= tonumber(ARGV[2]) then break end
   local ok, reply = pcall(readLock, ARGV[index], ARGV[index + 1], ARGV[index + 2], ARGV[1])
   replies[#replies + 1] = ok and reply or {-2}
 end
-return replies
+return {touchedBytes, replies}
 `,
 );
+/** What one read call found: the states of the first `states.length` keys asked, and its bytes. */
+export interface KeysRead {
+  readonly states: Array<NodeKeyState | null>;
+  /**
+   * Per state: whether the key exists on the node. A null state of a present key is a value that
+   * is no lock (an application's): values written under it were not locks that came and went.
+   */
+  readonly present: boolean[];
+  /** Value bytes the call read or hashed on the node (the byte budget's draw). */
+  readonly touchedBytes: number;
+}
+
 /**
- * What each of `keys` holds on one node (`onClusterServer`: one primary of a cluster), in one script
- * call (the caller cuts chunks of a few hundred keys): a few O(1) commands per key (TYPE; PTTL and GET or HLEN and HGETALL; EXISTS of its owner
- * and waiters keys, and their reads when present).
+ * What the first keys of `keys` hold on one node (`onClusterServer`: one primary of a cluster), in
+ * one script call: a few O(1) commands per key (TYPE; STRLEN, PTTL and GET or GETRANGE, or HLEN and
+ * HGETALL; EXISTS of its owner and waiters keys, and their reads when present), until
+ * `allowanceBytes` of values are read (at least one key): the caller asks again for the rest.
  */
 export async function readLockKeys(
   client: Redis,
   keys: readonly Buffer[],
   nowMs: number,
   onClusterServer = false,
-): Promise<{ states: Array<NodeKeyState | null> }> {
-  const replies = (
-    onClusterServer
-      ? await READ_KEYS_ON_SHARD_SCRIPT.run(client, [], [nowMs, ...keys.flatMap(ownershipKeys)])
-      : await READ_KEYS_SCRIPT.run(client, keys.flatMap(ownershipKeys), [nowMs])
-  ) as unknown[];
-  return { states: keys.map((_, index) => toKeyState(replies[index])) };
+  allowanceBytes = Number.MAX_SAFE_INTEGER,
+): Promise<KeysRead> {
+  const [touchedBytes, replies] = onClusterServer
+    ? await READ_KEYS_ON_SHARD_SCRIPT.run(
+        client,
+        [],
+        [nowMs, allowanceBytes, ...keys.flatMap(ownershipKeys)],
+      )
+    : await READ_KEYS_SCRIPT.run(client, keys.flatMap(ownershipKeys), [nowMs, allowanceBytes]);
+  return { states: replies.map(toKeyState), present: replies.map(keyPresent), touchedBytes };
 }
 
+/** Whether a `readLock` reply's key exists on the node (a lock or not): only -2 means gone. */
+export const keyPresent = (reply: unknown): boolean =>
+  Array.isArray(reply) && typeof reply[0] === "number" && reply[0] !== -2;
+
 /**
- * One key's `readKey` reply: [pttl, value] for a string, [pttl, [field, value, …]] for a hash;
- * `readLock` appends [owner, waiting, oldest] (see ownership.ts).
+ * One key's `readLock` reply: [pttl, value, owner, waiting, oldest, long] for a string (long: the
+ * cut of a value over READ_VALUE_MAX_BYTES, read-key.ts), [pttl, [field, value, …], …] for a hash.
  */
 export function toKeyState(reply: unknown): NodeKeyState | null {
-  if (!Array.isArray(reply) || typeof reply[0] !== "number" || reply[0] === -2) return null;
-  const [pttlMs, body, owner, waiting, oldest] = reply as [number, unknown, ...unknown[]];
+  if (!Array.isArray(reply) || typeof reply[0] !== "number") return null;
+  if (reply[0] === -2 || reply[0] === KEY_NOT_READ) return null;
+  const [pttlMs, body, owner, waiting, oldest, long, listed] = reply as [
+    number,
+    unknown,
+    ...unknown[],
+  ];
   const waiters = parseWaitersReply(waiting, oldest);
+  const waiterList = parseWaiterList(listed);
   if (typeof body === "string") {
-    // Issue 32 row 8: a value of no recognised lock format is no lock (skipped, never served).
+    // Issue 32 row 8: a value of no recognised lock format is no lock (skipped, never served). A
+    // cut value is judged by its first bytes (lock-format.ts).
     const format = stringLockFormat(body, pttlMs);
     if (format === null) return null;
+    const longValue = parseLongValue(long);
     return {
       value: body,
       pttlMs,
       format,
       holdCount: null,
-      owner: ownerOfValue(body) ?? parseOwnerReply(owner),
+      owner: longValue ? longValue.owner : (ownerOfValue(body) ?? parseOwnerReply(owner)),
       waiters,
+      ...(longValue && { cut: longValue.cut }),
+      ...(waiterList && { waiterList }),
     };
   }
   if (!Array.isArray(body)) return null;
@@ -128,5 +140,7 @@ export function toKeyState(reply: unknown): NodeKeyState | null {
     !holder.value.split(",").every((field) => REDISSON_UUID_FIELD.test(field))
   )
     return null; // without a TTL only Redisson's own <uuid>:<thread> holders make a hash a lock
-  return holder ? { ...holder, pttlMs, format: "redisson-hash", waiters } : null;
+  return holder
+    ? { ...holder, pttlMs, format: "redisson-hash", waiters, ...(waiterList && { waiterList }) }
+    : null;
 }

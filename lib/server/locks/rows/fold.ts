@@ -6,6 +6,7 @@
  */
 import type { LockFlag, LockFormat, LockOwner, LockRow, NodeHolder, OwnerInfo } from "@/lib/api";
 import type { NodeKeyState } from "../read/key-state";
+import { digestOf } from "../read/read-key";
 import { isTombstone } from "../read/tombstone";
 import { leadingValue, quorumExpiry, rowState, waitersOf, type PerNode } from "./quorum";
 
@@ -56,6 +57,26 @@ export function lockFlags(
   return flags;
 }
 
+const digests = new WeakMap<NodeKeyState, string>();
+
+/** The digest of a node's whole value: from the read when it cut the value, else computed once. */
+export function digestOfState(state: NodeKeyState): string {
+  if (state.cut) return state.cut.digest;
+  let digest = digests.get(state);
+  if (digest === undefined) digests.set(state, (digest = digestOf(state.value)));
+  return digest;
+}
+
+/** A node's value, digest and (when the read cut it) full size, as the API shows them. */
+const valueOf = (read: NodeKeyState | null | undefined) =>
+  read
+    ? {
+        value: read.value,
+        valueDigest: digestOfState(read),
+        ...(read.cut && { valueLength: read.cut.bytes }),
+      }
+    : { value: null, valueDigest: null };
+
 /** The row of one resource, or null when no reachable node holds it. */
 export function foldResource(
   resource: string,
@@ -72,7 +93,7 @@ export function foldResource(
     return {
       nodeId,
       reachable: read !== undefined,
-      value: read?.value ?? null,
+      ...valueOf(read),
       pttlMs: read?.pttlMs ?? null,
       format: read?.format ?? null,
       holdCount: read?.holdCount ?? null,
@@ -93,7 +114,7 @@ export function foldResource(
     resource,
     // Some node holds `value`, so the state is never null.
     state: rowState(reads, quorumSize)!,
-    value,
+    ...valueOf(reads.find((read) => read?.value === value)),
     format,
     quorum: holders.length,
     quorumSize,

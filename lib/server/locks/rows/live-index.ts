@@ -1,35 +1,26 @@
 import "server-only";
 /**
- * The console's live index of every lock on every node: one NodeWatch per node (node-watch.ts)
- * keeps that node's keys current, and this file keeps the rows — one per resource, ordered by the
+ * The console's live index of every lock on every node: one watch per node (node-watches.ts) keeps
+ * that node's keys current, and this file keeps the rows — one per resource, ordered by the
  * key's bytes in a B+ tree, plus one tree per state — as the nodes change, so a page is a walk of
- * `limit` rows from the cursor, and totals and counts are tree sizes. Rows are folded (fold.ts) only
- * when a page shows them: their TTLs are then computed from the expiry instants the nodes reported.
+ * `limit` rows from the cursor, and totals and counts are tree sizes. Rows are folded (fold-nodes.ts)
+ * only when a page shows them: their TTLs are then computed from the expiry instants the nodes reported.
  * Viewers never cause a read of a node: the index is read from memory, whatever the number of them.
  */
 import { BTree } from "./btree";
 import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/api";
 import type { ConsoleNode } from "../../node-registry";
-import type { NodeKeyState } from "../read/key-state";
-import { foldResource, type FlagThresholds } from "./fold";
+import type { FlagThresholds } from "./fold";
+import { foldIndexed } from "./fold-nodes";
 import { factsOf, FiguresTally, type OwnershipFigures, type RowFacts } from "./ownership-figures";
 import { rowState } from "./quorum";
 import { refoldInSlices } from "./refold";
-import { ownerOfValue } from "../read/ownership";
-import { describeLatin1Key } from "../read/key-name";
-import { createBudget } from "../watch/budget";
 import { ClusterWatch } from "../watch/cluster-watch";
 import type { LockWatch } from "../watch/lock-watch";
 import type { IndexedState, RemovalCause } from "../watch/node-store";
-import { NodeWatch } from "../watch/node-watch";
+import { watchesOf, type WatchSettings } from "./node-watches";
 
-export interface LiveIndexOptions {
-  readonly patterns: readonly string[];
-  readonly budgetPerS: number;
-  readonly resyncIntervalMs: number;
-  readonly enableKeyspaceEvents: boolean;
-  readonly nodeTimeoutMs: number;
-  readonly maxKeys: number;
+export interface LiveIndexOptions extends WatchSettings {
   readonly quorumSize: number;
   readonly longHeldMs: number;
   readonly longWaitMs: number;
@@ -87,6 +78,7 @@ export class LiveIndex {
   /** Bumped on every row change: caches of filtered totals are valid for one version. */
   #version = 0;
   #observer: IndexObserver | null = null;
+  #waitListener: ((key: string, reads: Reads) => void) | null = null;
   readonly #nodeIds: readonly string[];
   readonly #tally: FiguresTally;
   /** Bumped when a re-fold of every row starts (or the index closes): an older one stops. */
@@ -97,24 +89,13 @@ export class LiveIndex {
     this.#nodeIds = nodes.map((node) => node.id);
     this.#options = options;
     this.#tally = new FiguresTally(options);
-    this.watches = nodes.map((node, nodeIndex) => {
-      const watchOptions = {
-        patterns: options.patterns,
-        resyncIntervalMs: options.resyncIntervalMs,
-        enableKeyspaceEvents: options.enableKeyspaceEvents,
-        nodeTimeoutMs: options.nodeTimeoutMs,
-        maxKeys: options.maxKeys,
-        onChange: (key: string, _state: unknown, cause?: RemovalCause) =>
-          this.#update(key, nodeIndex, cause),
-        shared: (name: string, value: string) => this.#shared(name, value),
-        onReachability: () => this.#updateAll(),
-        onGap: (sinceMs: number) => this.#observer?.gap(sinceMs),
-        onBrief: (key: string, holds: number) => this.#observer?.brief(key, nodeIndex, holds),
-      };
-      return node.kind === "cluster"
-        ? new ClusterWatch(node, { ...watchOptions, budgetPerS: options.budgetPerS })
-        : new NodeWatch({ ...watchOptions, node, budget: createBudget(options.budgetPerS) });
-    });
+    this.watches = watchesOf(nodes, options, (nodeIndex) => ({
+      onChange: (key, _state, cause) => this.#update(key, nodeIndex, cause),
+      shared: (name, value) => this.#shared(name, value),
+      onReachability: () => this.#updateAll(),
+      onGap: (sinceMs) => this.#observer?.gap(sinceMs),
+      onBrief: (key, holds) => this.#observer?.brief(key, nodeIndex, holds),
+    }));
     this.#sweeper = setInterval(() => {
       this.sweep();
       this.#observer?.tick();
@@ -124,6 +105,11 @@ export class LiveIndex {
   /** Sets the one observer (the timeline) told of every change from now on. */
   observe(observer: IndexObserver): void {
     this.#observer = observer;
+  }
+
+  /** Sets the one listener told of every key change, waiters included (the contention tracker). */
+  listenWaits(listener: (key: string, reads: Reads) => void): void {
+    this.#waitListener = listener;
   }
 
   get quorumSize(): number {
@@ -174,36 +160,12 @@ export class LiveIndex {
 
   /** The row of `key` (latin1 of its bytes) folded at `nowMs`; null when no node holds it. */
   row(key: string, nowMs: number): LockRow | null {
-    const reads = this.#reads(key);
-    if (!reads.some(Boolean)) return null;
-    const perNode = reads.map((read): NodeKeyState | null | undefined => {
-      if (!read) return read;
-      const pttlMs = read.expiresAtMs < 0 ? -1 : read.expiresAtMs - nowMs;
-      // Expired by the clock but not swept yet: the node no longer holds it.
-      if (read.expiresAtMs >= 0 && pttlMs <= 0) return null;
-      return {
-        value: read.value,
-        pttlMs,
-        format: read.format,
-        holdCount: read.holdCount,
-        owner: read.legacyOwner ?? ownerOfValue(read.value),
-        waiters: read.waiters ?? undefined,
-      };
-    });
-    const named = describeLatin1Key(key);
     const thresholds: FlagThresholds = {
       serverTimeMs: nowMs,
       longHeldMs: this.#options.longHeldMs,
       longWaitMs: this.#options.longWaitMs,
     };
-    const folded = foldResource(
-      named.resource,
-      perNode,
-      this.#nodes.map((node) => node.id),
-      this.#options.quorumSize,
-      thresholds,
-    );
-    return folded && { ...folded, ...named };
+    return foldIndexed(key, this.#reads(key), this.#nodeIds, this.#options.quorumSize, thresholds);
   }
 
   /** Ownership figures for the metrics, ages in seconds at `nowMs`: kept as rows change (ownership-figures.ts). */
@@ -229,6 +191,15 @@ export class LiveIndex {
         };
       }),
     };
+  }
+
+  /** The nodes polled now (no keyspace events), and about how late a change shows on each. */
+  sampled(): Array<{ nodeId: string; everyMs: number | null }> {
+    return this.watches.flatMap((watch, index) => {
+      const status = watch.status();
+      if (status.mode !== "polling") return [];
+      return [{ nodeId: this.#nodes[index]!.id, everyMs: status.polling?.changesWithinMs ?? null }];
+    });
   }
 
   nodeStatus(index: number): NodeIndex {
@@ -279,6 +250,7 @@ export class LiveIndex {
     const reads = this.#reads(key);
     const next = stateOf(reads, this.#options.quorumSize);
     this.#observer?.observe(key, reads, next, nodeIndex, cause);
+    this.#waitListener?.(key, reads);
     const entry = this.#rows.get(key);
     const previous = entry === undefined ? null : stateOfEntry(entry);
     const facts = next === null ? null : factsOf(reads, this.#options.quorumSize);

@@ -113,12 +113,18 @@ async function totalOf(index: RowSource, query: LocksQuery): Promise<number> {
   return total;
 }
 
-/** A value longer than LIST_VALUE_MAX_CHARS, cut (never inside a surrogate pair), and its length. */
-function shortened(value: string | null): { value: string | null; valueLength?: number } {
+/**
+ * A value longer than LIST_VALUE_MAX_CHARS, cut (never inside a surrogate pair), and its length
+ * (the size on the node when the read had cut it already).
+ */
+function shortened(
+  value: string | null,
+  valueLength: number | undefined,
+): { value: string | null; valueLength?: number } {
   if (value === null || value.length <= LIST_VALUE_MAX_CHARS) return { value };
   let cut = value.slice(0, LIST_VALUE_MAX_CHARS);
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  return { value: cut, valueLength: value.length };
+  return { value: cut, valueLength: valueLength ?? value.length };
 }
 
 /** A row for a list: values past LIST_VALUE_MAX_CHARS cut, so one huge value cannot bloat a page. */
@@ -127,8 +133,11 @@ function listRow(row: LockRow): LockRow {
   if (!long(row.value) && !row.nodes.some((node) => long(node.value))) return row;
   return {
     ...row,
-    ...shortened(row.value),
-    nodes: row.nodes.map((node): NodeHolder => ({ ...node, ...shortened(node.value) })),
+    ...shortened(row.value, row.valueLength),
+    nodes: row.nodes.map((node): NodeHolder => ({
+      ...node,
+      ...shortened(node.value, node.valueLength),
+    })),
   };
 }
 

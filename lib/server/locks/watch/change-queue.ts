@@ -64,6 +64,11 @@ export class ChangeQueue {
     return this.#pending.size;
   }
 
+  /** Whether a read of `name` waits: its later notifications must be kept, whatever they are. */
+  has(name: string): boolean {
+    return this.#pending.has(name);
+  }
+
   /** A notification named `name` (`event`: the keyspace event, null when it does not count). */
   add(name: string, key: Buffer, event: string | null): void {
     const cause = event === null ? undefined : REMOVAL_EVENTS.get(event);
@@ -132,14 +137,19 @@ export class ChangeQueue {
 }
 
 /**
- * Values written under a key that came and went before its read: each `set` wrote one, and the
- * read saw at most the last. The same value as before is a SET-based extension, not a new hold.
+ * What a read found under a key: a lock's value, a value that is no lock (an application's), or
+ * nothing (the key is gone).
  */
-export function briefHolds(
-  sets: number,
-  read: { value: string } | null,
-  knownValue: string | undefined,
-): number {
-  if (read === null) return sets;
-  return read.value !== knownValue && sets > 1 ? sets - 1 : 0;
+export type KeyFound = { readonly value: string } | "not-a-lock" | null;
+
+/**
+ * Values written under a key that came and went before its read: each `set` wrote one, and the
+ * read saw at most the last. The same value as before is a SET-based extension, not a new hold. A
+ * value that is no lock at the read means the sets were the application's (a cache write): none
+ * was a lock, as far as the console can tell.
+ */
+export function briefHolds(sets: number, found: KeyFound, knownValue: string | undefined): number {
+  if (found === null) return sets;
+  if (found === "not-a-lock") return 0;
+  return found.value !== knownValue && sets > 1 ? sets - 1 : 0;
 }

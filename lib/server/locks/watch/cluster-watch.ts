@@ -15,6 +15,7 @@ import { logger, redactText } from "../../logger";
 import type { ClusterNode } from "../../node-registry";
 import { createBudget } from "./budget";
 import { parseClusterShards, type ShardMember, type ShardTopology } from "./cluster-topology";
+import { mergeEventReads } from "./event-reads";
 import type { LockWatch, LockWatchOptions } from "./lock-watch";
 import type { IndexedState } from "./node-store";
 import { NodeWatch } from "./node-watch";
@@ -30,6 +31,8 @@ const SYNC_TOPOLOGY_WAIT_MS = 5_000;
 export interface ClusterWatchOptions extends LockWatchOptions {
   /** Keys per second each primary's watch may visit or read. */
   readonly budgetPerS: number;
+  /** Value bytes per second each primary's reads may touch (budget.ts). */
+  readonly readBytesPerS?: number;
 }
 
 /** A primary the index watches. */
@@ -154,8 +157,18 @@ export class ClusterWatch implements LockWatch {
           : Math.max(...(listedAts as number[])),
       listingMs: Math.max(0, ...statuses.map((status) => status.listingMs ?? 0)) || null,
       lockKeys: sum(statuses.map((status) => status.lockKeys)),
+      truncated: statuses.some((status) => status.truncated),
       skippedKeys: sum(statuses.map((status) => status.skippedKeys)),
       budgetPerS: this.#options.budgetPerS,
+      // The slowest primary says how fresh the node is.
+      polling: statuses
+        .map((status) => status.polling ?? null)
+        .reduce<NodeIndex["polling"]>(
+          (slowest, pace) =>
+            pace && (!slowest || pace.changesWithinMs > slowest.changesWithinMs) ? pace : slowest,
+          null,
+        ),
+      eventReads: mergeEventReads(statuses.flatMap((status) => status.eventReads ?? [])),
     };
   }
 
@@ -247,7 +260,7 @@ export class ClusterWatch implements LockWatch {
       const watch = new NodeWatch({
         ...this.#options,
         node: { address, client, inCluster: true },
-        budget: createBudget(this.#options.budgetPerS),
+        budget: createBudget(this.#options.budgetPerS, this.#options.readBytesPerS),
         onReachability: () => {
           this.#options.onReachability();
           // A primary that stops answering may be failing over: look at the topology again soon.

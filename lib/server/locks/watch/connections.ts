@@ -5,12 +5,11 @@ import "server-only";
  */
 import type { EventEmitter } from "node:events";
 import type { Redis } from "ioredis";
-import type { NodeKeyState } from "../read/key-state";
-import { readLockKeys } from "../read/read-node";
+import { readLockKeys, type KeysRead } from "../read/read-node";
 
 /** What a listing sends: INFO and DBSIZE once, then a paced SCAN. */
 export interface ListerClient {
-  info(section: "server"): Promise<string>;
+  info(section: "server" | "commandstats"): Promise<string>;
   dbsize(): Promise<number>;
   scanBuffer(
     cursor: string,
@@ -51,8 +50,11 @@ export interface NodeConnections {
   readonly subscriber: SubscriberConnection;
   /** The logical database the lock keys live in (its keyspace channels carry its number). */
   readonly db: number;
-  /** What each of `keys` holds, read at `nowMs` over the command connection (one script call). */
-  readKeys(keys: readonly Buffer[], nowMs: number): Promise<Array<NodeKeyState | null>>;
+  /**
+   * What the first of `keys` hold, read at `nowMs` over the command connection in one script call
+   * that stops once `allowanceBytes` of values are read (at least one key is read).
+   */
+  readKeys(keys: readonly Buffer[], nowMs: number, allowanceBytes: number): Promise<KeysRead>;
 }
 
 /** A single node, or one primary of a cluster node, reached with ioredis. */
@@ -83,6 +85,7 @@ export function connectionsOf(server: WatchedServer): NodeConnections {
     commands: client,
     subscriber,
     db: client.options.db ?? 0,
-    readKeys: async (keys, nowMs) => (await readLockKeys(client, keys, nowMs, inCluster)).states,
+    readKeys: (keys, nowMs, allowanceBytes) =>
+      readLockKeys(client, keys, nowMs, inCluster, allowanceBytes),
   };
 }

@@ -4,6 +4,8 @@
  */
 import type { LockFormat, OwnerInfo, WaitersSummary } from "@/lib/api";
 import type { NodeKeyState } from "../read/key-state";
+import type { ValueCut } from "../read/read-key";
+import type { WaiterRef } from "../read/waiter-list";
 
 /**
  * Instants are kept as ms after this one: small integers, which V8 stores inside the object, where
@@ -14,11 +16,16 @@ const BASE_MS = Date.now();
 const sinceBase = (epochMs: number | null) => (epochMs === null ? null : epochMs - BASE_MS);
 const fromBase = (offsetMs: number | null) => (offsetMs === null ? null : offsetMs + BASE_MS);
 
-/** What few locks have (a Redisson count, a 1.x owner entry, waiters), kept apart from the rest. */
+/**
+ * What few locks have (a Redisson count, an owner the value does not give, waiters and their
+ * entries, a cut value's size and digest), kept apart from the rest.
+ */
 interface RareFields {
   readonly holdCount: number | null;
   readonly legacyOwner: OwnerInfo | null;
   readonly waiters: WaitersSummary | null;
+  readonly cut: ValueCut | null;
+  readonly waiterList: readonly WaiterRef[] | null;
 }
 
 /** What a node holds under a key, with its expiry as an instant on the console's clock. */
@@ -28,7 +35,10 @@ export interface IndexedState {
   readonly expiresAtMs: number;
   readonly format: LockFormat;
   readonly holdCount: number | null;
-  /** A 1.x owner entry that belongs to `value`; null otherwise (2.x carries its owner in the value). */
+  /**
+   * An owner `value` alone does not give: a 1.x owner entry that belongs to it, or the owner the
+   * node decoded from a value it cut (read-key.ts); null otherwise (2.x carries it in the value).
+   */
   readonly legacyOwner: OwnerInfo | null;
   /** When the holder acquired (its owner's acquiredAt), for the metrics; null when unknown. */
   readonly acquiredAtMs: number | null;
@@ -36,6 +46,10 @@ export interface IndexedState {
   readonly waiters: WaitersSummary | null;
   /** The listing generation that last saw the key: older ones are swept when a listing ends. */
   readonly generation: number;
+  /** Present when `value` is the first bytes of a longer value: its size and digest. */
+  readonly cut: ValueCut | null;
+  /** Live waiter entries, each whole (the wait-for graph, contention/); null or absent when none. */
+  readonly waiterList?: readonly WaiterRef[] | null;
 }
 
 /**
@@ -59,12 +73,7 @@ export class StoredState implements IndexedState {
     this.generation = generation;
     this.#expiresAt = expiresAtMs < 0 ? null : sinceBase(expiresAtMs);
     this.#acquiredAt = sinceBase(read.owner?.acquiredAt ?? null);
-    const legacyOwner = read.owner && read.owner.extensions !== null ? read.owner : null;
-    const waiters = read.waiters && read.waiters.count > 0 ? read.waiters : null;
-    this.#rare =
-      read.holdCount === null && legacyOwner === null && waiters === null
-        ? null
-        : { holdCount: read.holdCount, legacyOwner, waiters };
+    this.#rare = rareFieldsOf(read);
   }
 
   get expiresAtMs(): number {
@@ -86,4 +95,22 @@ export class StoredState implements IndexedState {
   get waiters(): WaitersSummary | null {
     return this.#rare?.waiters ?? null;
   }
+
+  get cut(): ValueCut | null {
+    return this.#rare?.cut ?? null;
+  }
+
+  get waiterList(): readonly WaiterRef[] | null {
+    return this.#rare?.waiterList ?? null;
+  }
+}
+
+/** The rare fields of a read; null (no object at all) for the common lock that has none. */
+function rareFieldsOf(read: NodeKeyState): RareFields | null {
+  const cut = read.cut ?? null;
+  const legacyOwner = read.owner && (read.owner.extensions !== null || cut) ? read.owner : null;
+  const waiters = read.waiters && read.waiters.count > 0 ? read.waiters : null;
+  const waiterList = read.waiterList ?? null;
+  if (read.holdCount === null && !legacyOwner && !waiters && !cut && !waiterList) return null;
+  return { holdCount: read.holdCount, legacyOwner, waiters, cut, waiterList };
 }

@@ -22,11 +22,16 @@ const LISTING_FIXED_COMMANDS = 3;
 export interface ListerOptions {
   readonly client: ListerClient;
   readonly budget: Budget;
+  /**
+   * The budget a listing's SCAN draws from, by its reason: a polled node's passes have a pace of
+   * their own (poll-pace.ts). @default the node's budget
+   */
+  readonly scanBudget?: (reason: ListingReason) => Budget;
   readonly patterns: readonly string[];
   readonly clock: Clock;
   /** Aborts when the watch closes. */
   readonly signal: AbortSignal;
-  readonly store: Pick<NodeStore, "beginGeneration" | "unseen" | "keys">;
+  readonly store: Pick<NodeStore, "beginGeneration" | "endGeneration" | "unseen" | "keys">;
   /** Reads keys the SCAN returned (paid for by the SCAN); resolves to the locks found. */
   readonly read: (keys: readonly Buffer[]) => Promise<number>;
   /** The node no longer holds `name` (the listing did not see it, or the node restarted). */
@@ -48,6 +53,10 @@ export interface CompletedListing {
   readonly endedAtMs: number;
   /** Keys it read that held no lock of a recognised format (skipped: not listed, not kept). */
   readonly skippedKeys: number;
+  /** Keys its SCAN visited (SCAN COUNT per call: an estimate). */
+  readonly keysVisited: number;
+  /** Keys in the node's db when it began (DBSIZE). */
+  readonly keysTotal: number;
 }
 
 export class Lister {
@@ -83,9 +92,9 @@ export class Lister {
     }
     const reason = restarted ? "restart" : prepared;
     if (isGapReason(reason)) onRelist(reason);
-    const { startedAtMs, skippedKeys } = await this.#scanAll(reason, keysTotal);
+    const { startedAtMs, skippedKeys, keysVisited } = await this.#scanAll(reason, keysTotal);
     const endedAtMs = this.#options.clock.now();
-    return (this.#last = { startedAtMs, endedAtMs, skippedKeys });
+    return (this.#last = { startedAtMs, endedAtMs, skippedKeys, keysVisited, keysTotal });
   }
 
   /** INFO server and DBSIZE: whether the node restarted since the last listing, and its size. */
@@ -102,7 +111,7 @@ export class Lister {
   async #scanAll(
     reason: ListingReason,
     keysTotal: number,
-  ): Promise<{ startedAtMs: number; skippedKeys: number }> {
+  ): Promise<{ startedAtMs: number; skippedKeys: number; keysVisited: number }> {
     const { clock, patterns, store, forget } = this.#options;
     store.beginGeneration();
     const startedAtMs = clock.now();
@@ -120,14 +129,16 @@ export class Lister {
       for (const pattern of patterns) await this.#scan(pattern, progress);
       // What the listing did not see, and no notification touched since it began, is gone.
       for (const name of store.unseen()) forget(name);
+      store.endGeneration();
     } finally {
       this.#progress = null;
     }
-    return { startedAtMs, skippedKeys: progress.keysSkipped };
+    return { startedAtMs, skippedKeys: progress.keysSkipped, keysVisited: progress.keysVisited };
   }
 
   async #scan(pattern: string, progress: ListingProgress): Promise<void> {
-    const { budget, client, signal, read, patterns } = this.#options;
+    const { client, signal, read, patterns, scanBudget } = this.#options;
+    const budget = scanBudget?.(progress.reason) ?? this.#options.budget;
     const count = Math.max(10, Math.min(SCAN_COUNT_MAX, budget.burst));
     const keysToVisit = (progress.keysTotal ?? 0) * patterns.length;
     let cursor = "0";

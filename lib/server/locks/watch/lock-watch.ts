@@ -4,6 +4,8 @@
  */
 import type { NodeIndex } from "@/lib/api";
 import type { IndexedState, RemovalCause } from "./node-store";
+import type { TurnOn } from "./notify-config";
+import type { ShapeTableOptions } from "./shape-table";
 
 export interface LockWatch {
   /** The node answers (a cluster: every primary does). */
@@ -22,6 +24,8 @@ export interface LockWatch {
   sweep(nowMs: number): void;
   /** Resolves once every change made on the node before the call is in the index. */
   sync(): Promise<void>;
+  /** CONFIG SETs the keyspace-event flags the node lacks (an admin's action); absent on a cluster. */
+  turnOnKeyspaceEvents?(): Promise<TurnOn>;
   close(): Promise<void>;
 }
 
@@ -33,6 +37,10 @@ export interface LockWatchOptions {
   readonly resyncIntervalMs: number;
   /** Turn the node's keyspace notifications on when they are off (CONFIG SET). */
   readonly enableKeyspaceEvents: boolean;
+  /** On close, put back the notify-keyspace-events this console changed. @default false */
+  readonly restoreKeyspaceEvents?: boolean;
+  /** Which changed keys are read on notifications (shape-table.ts); its defaults when absent. */
+  readonly shapes?: Pick<ShapeTableOptions, "minReadsToSkip" | "probeIntervalMs" | "maxShapes">;
   /** A node that does not answer a PING within this long counts as down (a paused or hung node). */
   readonly nodeTimeoutMs: number;
   /** Lock keys kept per node at most. */

@@ -2,9 +2,10 @@ import "server-only";
 /**
  * One node of the live index, kept as client-go's informer keeps a resource: listed by a paced SCAN
  * (lister.ts), then followed by keyspace notifications (watcher.ts) whose keys wait, coalesced, in
- * the change queue to be read into the node store; any gap (subscriber or node dropped, restart,
- * overflow) relists this node only (relist-loop.ts), and a node without notifications is polled.
- * This class holds the watch's phase (phase.ts) and moves it on the parts' events.
+ * the change queue to be read into the node store (only keys that may be locks: event-intake.ts);
+ * any gap (subscriber or node dropped, restart, overflow) relists this node only (relist-loop.ts),
+ * and a node without notifications is polled (poll-passes.ts). This class holds the watch's phase
+ * (phase.ts) and moves it on the parts' events.
  *
  * Reads go over the node's one command connection, in the order they were decided: a key read after
  * its notification arrived sees the write that caused it (Redis publishes during the write), and the
@@ -12,17 +13,18 @@ import "server-only";
  */
 import type { IndexMode, ListingReason, NodeIndex } from "@/lib/api";
 import type { Budget } from "./budget";
-import { ChangeQueue } from "./change-queue";
 import { systemClock, type Clock } from "./clock";
 import { connectionsOf, type NodeConnections, type WatchedServer } from "./connections";
-import { KeyReader } from "./key-reader";
+import { EventIntake } from "./event-intake";
 import { Lister } from "./lister";
-import { LivenessProbe } from "./liveness-probe";
 import type { LockWatch, LockWatchOptions } from "./lock-watch";
 import { NodeStore, type IndexedState } from "./node-store";
 import * as phases from "./phase";
+import type { TurnOn } from "./notify-config";
+import { PollPasses } from "./poll-passes";
+import { Reachability, type ReachabilityChange } from "./reachability";
 import { RelistLoop } from "./relist-loop";
-import { Watcher } from "./watcher";
+import type { Watcher } from "./watcher";
 
 export interface NodeWatchOptions extends LockWatchOptions {
   /** The server followed: a single node, or one primary of a cluster node. */
@@ -35,8 +37,6 @@ export interface NodeWatchOptions extends LockWatchOptions {
 
 /** The subscriber is pinged this often: a pong proves every earlier notification arrived. */
 const HEARTBEAT_MS = 1_000;
-/** A polling pass starts at most this often, however small the keyspace. */
-const POLL_MIN_INTERVAL_MS = 1_000;
 /** How long sync() waits for an unreachable node before it gives up on it. */
 const SYNC_UNREACHABLE_WAIT_MS = 3_000;
 
@@ -45,12 +45,12 @@ export class NodeWatch implements LockWatch {
   readonly #clock: Clock;
   readonly #closing = new AbortController();
   readonly #store: NodeStore;
-  readonly #queue: ChangeQueue;
-  readonly #reader: KeyReader;
+  readonly #intake: EventIntake;
   readonly #watcher: Watcher;
   readonly #lister: Lister;
-  readonly #probe: LivenessProbe;
+  readonly #reachability: Reachability;
   readonly #relists: RelistLoop;
+  readonly #passes: PollPasses;
   readonly #stopTimers: Array<() => void>;
   #phase: phases.WatchPhase;
 
@@ -58,32 +58,46 @@ export class NodeWatch implements LockWatch {
     this.#options = options;
     const clock = (this.#clock = options.clock ?? systemClock);
     const connections = connectionsOf(options.node);
-    const { maxKeys, shared, onChange } = options;
+    const { maxKeys, shared, onChange, patterns, shapes } = options;
     this.#phase = phases.initialPhase(clock.now());
     this.#store = new NodeStore({ maxKeys, shared, onChange, nowMs: clock.now() });
-    this.#queue = new ChangeQueue({
+    this.#intake = new EventIntake({
+      connections,
+      budget: options.budget,
       clock,
       signal: this.#closing.signal,
-      read: (keys) => this.#reader.readChanged(keys),
+      store: this.#store,
+      patterns,
+      shapes,
+      onBrief: options.onBrief,
+      address: options.node.address,
+      enableKeyspaceEvents: options.enableKeyspaceEvents,
+      restoreKeyspaceEvents: options.restoreKeyspaceEvents,
       onDropped: (reason) => {
         this.#markGap(reason);
         this.#relists.request(reason);
       },
+      onLost: () => this.#markGap("reconnect"),
+      onReady: () => this.#subscriberReady(),
+      onChecked: (on) => this.#dispatch({ type: "notificationsChecked", on }),
     });
-    this.#reader = this.#createReader(connections);
-    this.#watcher = this.#createWatcher(connections);
+    this.#watcher = this.#intake.watcher;
+    this.#passes = new PollPasses({
+      commands: connections.commands,
+      budgetPerS: options.budget.perS,
+      clock,
+      signal: this.#closing.signal,
+      read: (keys) => this.#intake.reader.read(keys),
+    });
     this.#lister = this.#createLister(connections);
-    this.#probe = new LivenessProbe({
+    this.#relists = this.#createRelistLoop();
+    this.#reachability = new Reachability({
       client: connections.commands,
       clock,
       nodeTimeoutMs: options.nodeTimeoutMs,
-      onChange: (responsive) => this.#probed(responsive),
+      disconnected: () => phases.isDisconnected(this.#phase),
+      onChange: (change) => this.#reachabilityChanged(change),
     });
-    this.#relists = this.#createRelistLoop();
-    connections.commands.on("ready", () => this.#connected());
-    connections.commands.on("close", () => this.#disconnected());
-    // After construction: the index wires this watch up before hearing from it.
-    if (connections.commands.status === "ready") queueMicrotask(() => this.#connected());
     void this.#relists.run();
     this.#stopTimers = [
       clock.every(HEARTBEAT_MS, () => this.#heartbeat()),
@@ -91,45 +105,17 @@ export class NodeWatch implements LockWatch {
     ];
   }
 
-  #createReader({ readKeys }: NodeConnections): KeyReader {
-    return new KeyReader({
-      readKeys,
-      budget: this.#options.budget,
-      clock: this.#clock,
-      signal: this.#closing.signal,
-      store: this.#store,
-      takeEvents: (name) => this.#queue.takeEvents(name),
-      onBrief: this.#options.onBrief,
-    });
-  }
-
-  #createWatcher({ subscriber, commands, db }: NodeConnections): Watcher {
-    return new Watcher({
-      subscriber,
-      config: commands,
-      address: this.#options.node.address,
-      db,
-      patterns: this.#options.patterns,
-      enableKeyspaceEvents: this.#options.enableKeyspaceEvents,
-      clock: this.#clock,
-      signal: this.#closing.signal,
-      onNotified: (name, key, event) => this.#queue.add(name, key, event),
-      onLost: () => this.#markGap("reconnect"),
-      onReady: () => this.#subscriberReady(),
-      onChecked: (on) => this.#dispatch({ type: "notificationsChecked", on }),
-    });
-  }
-
   #createLister({ commands }: NodeConnections): Lister {
     return new Lister({
       client: commands,
       budget: this.#options.budget,
+      scanBudget: (reason) => (reason === "poll" ? this.#passes.budget : this.#options.budget),
       patterns: this.#options.patterns,
       clock: this.#clock,
       signal: this.#closing.signal,
       store: this.#store,
-      read: (keys) => this.#reader.read(keys),
-      forget: (name) => this.#reader.settle(name, null, this.#clock.now()),
+      read: (keys) => this.#intake.reader.read(keys),
+      forget: (name) => this.#intake.reader.settle(name, null, this.#clock.now()),
       // A new subscription leaves unseen what was published before it: the listing is a relist.
       prepare: async (reason) =>
         (await this.#watcher.prepare()) && !phases.isGapReason(reason) ? "reconnect" : reason,
@@ -177,7 +163,13 @@ export class NodeWatch implements LockWatch {
     return phases.modeOf(this.#phase);
   }
 
+  /** Listed and followed, and nothing left out by the key cap: the index vouches for the node. */
   get complete(): boolean {
+    return this.#following && !this.#store.truncated;
+  }
+
+  /** Listed, and followed since (watching or polling), whether or not the key cap left keys out. */
+  get #following(): boolean {
     return this.#phase.kind === "watching" || this.#phase.kind === "polling";
   }
 
@@ -192,13 +184,26 @@ export class NodeWatch implements LockWatch {
       listedAt: last?.endedAtMs ?? null,
       listingMs: last ? last.endedAtMs - last.startedAtMs : null,
       lockKeys: this.#store.size,
+      truncated: this.#store.truncated,
       skippedKeys: last?.skippedKeys ?? 0,
       budgetPerS: this.#options.budget.perS,
+      polling:
+        this.mode() === "polling" ? this.#passes.status(last, this.#options.patterns.length) : null,
+      // A lock under a skipped shape is found by the next resync's listing, at worst its end.
+      eventReads: this.#intake.status(
+        this.#options.resyncIntervalMs + (last ? last.endedAtMs - last.startedAtMs : 0),
+      ),
     };
   }
 
+  /**
+   * Drops what expired. A polled node's wheel only names the keys due: without notifications an
+   * extension made since the last pass is unseen, so they are read again (confirmExpiries) before
+   * the console says anything ended.
+   */
   sweep(nowMs: number): void {
-    this.#store.sweep(nowMs);
+    if (this.mode() !== "polling") this.#store.sweep(nowMs);
+    else this.#store.sweep(nowMs, (names) => void this.#passes.confirmExpiries(names));
   }
 
   /**
@@ -213,22 +218,30 @@ export class NodeWatch implements LockWatch {
       // A node still connecting is waited for a while; one that stays down has nothing to sync.
       if (!this.reachable && this.#clock.now() - startedAtMs > SYNC_UNREACHABLE_WAIT_MS) return;
       if (this.mode() === "watching") {
-        await this.#watcher.ping();
-        await this.#queue.idle();
+        await this.#intake.caughtUp();
         if (this.mode() === "watching") return;
-      } else if ((phases.asOfMsOf(this.#phase) ?? 0) >= startedAtMs && this.complete) {
+      } else if ((phases.asOfMsOf(this.#phase) ?? 0) >= startedAtMs && this.#following) {
         return;
       }
       await this.#clock.sleep(20);
     }
   }
 
+  /**
+   * An admin turns the node's keyspace events on (the node card's action): only the flags it lacks.
+   * Once set, the node is relisted with its subscriber, and leaves polling mode.
+   */
+  async turnOnKeyspaceEvents(): Promise<TurnOn> {
+    const turned = await this.#watcher.turnOn();
+    if (turned.ok && this.#watcher.notifications !== "on") this.#relists.request("reconnect");
+    return turned;
+  }
+
   async close(): Promise<void> {
     this.#closing.abort();
     for (const stop of this.#stopTimers) stop();
-    this.#queue.close();
     this.#relists.wake();
-    this.#watcher.close();
+    await this.#intake.close();
   }
 
   #dispatch(event: phases.WatchEvent): void {
@@ -239,24 +252,15 @@ export class NodeWatch implements LockWatch {
     this.#dispatch({ type: "gap", reason, atMs: this.#clock.now() });
   }
 
-  #connected(): void {
-    if (!phases.isDisconnected(this.#phase)) return;
-    this.#probe.reset();
-    this.#dispatch({ type: "connected" });
+  /** A (re)connected node is relisted; one that answers again needs no relist (nothing lost). */
+  #reachabilityChanged(change: ReachabilityChange): void {
+    this.#dispatch(
+      change === "disconnected" ? { type: change, atMs: this.#clock.now() } : { type: change },
+    );
     this.#options.onReachability();
-    this.#relists.request(phases.listedOnce(this.#phase) ? "reconnect" : "start");
-  }
-
-  #disconnected(): void {
-    if (phases.isDisconnected(this.#phase)) return;
-    this.#dispatch({ type: "disconnected", atMs: this.#clock.now() });
-    this.#options.onReachability();
-  }
-
-  #probed(responsive: boolean): void {
-    this.#dispatch({ type: responsive ? "answered" : "unanswered" });
-    this.#options.onReachability();
-    if (responsive) this.#relists.wake();
+    if (change === "connected")
+      this.#relists.request(phases.listedOnce(this.#phase) ? "reconnect" : "start");
+    if (change === "answered") this.#relists.wake();
   }
 
   /**
@@ -269,18 +273,20 @@ export class NodeWatch implements LockWatch {
   }
 
   #heartbeat(): void {
-    if (!phases.isDisconnected(this.#phase)) this.#probe.check();
+    this.#reachability.check();
     if (this.mode() !== "watching") return;
-    void this.#watcher.heartbeat().then(async (sentAtMs) => {
-      if (sentAtMs === null) return;
-      await this.#queue.idle();
-      this.#dispatch({ type: "caughtUp", sentAtMs });
+    void this.#intake.heartbeat().then((sentAtMs) => {
+      if (sentAtMs !== null) this.#dispatch({ type: "caughtUp", sentAtMs });
     });
   }
 
   /** One listing (lister.ts), then what follows it: watching, a relist, or the next polling pass. */
   async #list(reason: ListingReason): Promise<void> {
-    const { startedAtMs, endedAtMs } = await this.#lister.list(reason);
+    const listing =
+      reason === "poll"
+        ? await this.#passes.measured(() => this.#lister.list(reason))
+        : await this.#lister.list(reason);
+    const { startedAtMs, endedAtMs } = listing;
     const notificationsOn = this.#watcher.notifications === "on";
     const subscribed = this.#watcher.subscribed;
     this.#dispatch({ type: "listed", notificationsOn, subscribed, startedAtMs, endedAtMs });
@@ -288,8 +294,7 @@ export class NodeWatch implements LockWatch {
       if (!subscribed) this.#relists.request("reconnect"); // the subscriber dropped during the listing
       return;
     }
-    const waitMs = POLL_MIN_INTERVAL_MS - (endedAtMs - startedAtMs);
-    if (waitMs > 0) await this.#clock.sleep(waitMs, this.#closing.signal).catch(() => {});
+    await this.#passes.waitForNext(listing);
     this.#relists.request("poll");
   }
 }

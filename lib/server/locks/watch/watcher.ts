@@ -1,20 +1,33 @@
 import "server-only";
 /**
  * The keyspace-notification side of a node's watch (the informer's watch): a dedicated subscriber
- * connection, subscribed by pattern to the lock patterns' and the library's keyspace channels, whose
+ * connection, subscribed by pattern to the lock patterns' and their auxiliary keys' keyspace channels
+ * (subscriptions.ts, which also counts what each pattern delivers), whose
  * notifications name the keys to read again; and its heartbeat, a PING whose answer proves every
  * notification published before it has arrived. Subscriptions are made by hand, before a listing
  * scans: notifications published while the subscriber was away are lost, so a return means a relist.
  */
 import { once } from "node:events";
 import { auxiliaryKeyOf, RESERVED_PREFIX } from "@redlock-console/redlock";
+import type { EventReads } from "@/lib/api";
 import { compileGlob } from "../read/glob";
 import type { Clock } from "./clock";
 import type { ConfigClient, SubscriberConnection } from "./connections";
-import { checkNotifications } from "./notify-config";
+import { logger, redactText } from "../../logger";
+import {
+  lackingReason,
+  readEventFlags,
+  refusedReason,
+  turnOnEventFlags,
+  type TurnOn,
+} from "./notify-config";
+import { PatternCounts, subscriptionPatterns } from "./subscriptions";
 
 /** How long a subscription waits for the subscriber connection before it counts as failed. */
 const SUBSCRIBE_TIMEOUT_MS = 5_000;
+/** After CONFIG SET was refused, it is not tried again for this long, doubling up to an hour. */
+const SET_RETRY_FIRST_MS = 60_000;
+const SET_RETRY_MAX_MS = 3_600_000;
 
 export interface WatcherOptions {
   readonly subscriber: SubscriberConnection;
@@ -24,6 +37,8 @@ export interface WatcherOptions {
   readonly db: number;
   readonly patterns: readonly string[];
   readonly enableKeyspaceEvents: boolean;
+  /** On close, put back the notify-keyspace-events this console changed (CONSOLE_RESTORE_KEYSPACE_EVENTS). */
+  readonly restoreKeyspaceEvents?: boolean;
   readonly clock: Clock;
   /** Aborts when the watch closes. */
   readonly signal: AbortSignal;
@@ -40,14 +55,24 @@ export interface WatcherOptions {
 export class Watcher {
   readonly #options: WatcherOptions;
   readonly #matchers: ReadonlyArray<(key: string) => boolean>;
+  /** Key patterns subscribed (without the channel prefix), and what each delivers. */
+  readonly #subscriptions: readonly string[];
+  readonly #counts: PatternCounts;
   #subscribed = false;
   #notifications: "unknown" | "on" | "off" = "unknown";
   /** Why the node is polled; null while notifications are on (or not checked yet). */
   #pollReason: string | null = null;
+  /** The flags before this console added some; null while it changed none. */
+  #changedFrom: string | null = null;
+  /** CONFIG SET refusals in a row; while backing off, the refusal said (and not retried). */
+  #refusals = 0;
+  #refused: { readonly reason: string; readonly retryAtMs: number } | null = null;
 
   constructor(options: WatcherOptions) {
     this.#options = options;
     this.#matchers = options.patterns.map(compileGlob);
+    this.#subscriptions = subscriptionPatterns(options.patterns);
+    this.#counts = new PatternCounts(`__keyspace@${options.db}__:`);
     const { subscriber } = options;
     subscriber.on("close", () => {
       const wasSubscribed = this.#subscribed;
@@ -55,9 +80,10 @@ export class Watcher {
       if (wasSubscribed) options.onLost();
     });
     subscriber.on("ready", () => options.onReady());
-    subscriber.on("pmessageBuffer", (_pattern: Buffer, channel: Buffer, event: Buffer) =>
-      this.#notified(channel, event),
-    );
+    subscriber.on("pmessageBuffer", (pattern: Buffer, channel: Buffer, event: Buffer) => {
+      this.#counts.add(pattern, options.clock.now());
+      this.#notified(channel, event);
+    });
   }
 
   get subscribed(): boolean {
@@ -70,6 +96,11 @@ export class Watcher {
 
   get pollReason(): string | null {
     return this.#pollReason;
+  }
+
+  /** Each key pattern subscribed, with the notifications per second it delivers. */
+  subscriptionRates(): EventReads["subscriptions"] {
+    return this.#counts.rates(this.#subscriptions, this.#options.clock.now());
   }
 
   /**
@@ -85,19 +116,66 @@ export class Watcher {
 
   /** Reads (and may turn on) the node's notifications; off, the subscription is dropped. */
   async #check(): Promise<boolean> {
-    const { config, enableKeyspaceEvents, address, subscriber } = this.#options;
-    const check = await checkNotifications(config, enableKeyspaceEvents, address);
-    this.#pollReason = check.on ? null : check.reason;
-    if (!check.on && this.#subscribed) void subscriber.punsubscribe().catch(() => {});
-    if (!check.on) this.#subscribed = false;
-    this.#notifications = check.on ? "on" : "off";
-    this.#options.onChecked(check.on);
-    return check.on;
+    const { subscriber } = this.#options;
+    const reason = await this.#offReason();
+    const on = reason === null;
+    this.#pollReason = reason;
+    if (!on && this.#subscribed) void subscriber.punsubscribe().catch(() => {});
+    if (!on) this.#subscribed = false;
+    this.#notifications = on ? "on" : "off";
+    this.#options.onChecked(on);
+    return on;
   }
 
-  /** Subscribes to the lock patterns' and the library's keyspace channels. */
+  /** Why notifications are off (null: on), turning them on when allowed and not backing off. */
+  async #offReason(): Promise<string | null> {
+    const { config, enableKeyspaceEvents, clock } = this.#options;
+    const read = await readEventFlags(config);
+    if (!read.ok) return read.reason;
+    const lacking = lackingReason(read.flags);
+    if (lacking === null || !enableKeyspaceEvents) return lacking;
+    if (this.#refused && clock.now() < this.#refused.retryAtMs) return this.#refused.reason;
+    const turned = await this.turnOn(read.flags);
+    return turned.ok ? null : this.#refused!.reason;
+  }
+
+  /**
+   * CONFIG SETs the flags the node lacks (`flags`: as just read; unset: read now). Refused, it says
+   * so once (logged, and as the poll reason with the command to run) and backs off.
+   */
+  async turnOn(flags?: string): Promise<TurnOn> {
+    const { config, address, clock } = this.#options;
+    if (flags === undefined) {
+      const read = await readEventFlags(config);
+      if (!read.ok) return { ok: false, error: read.reason, command: "" };
+      flags = read.flags;
+    }
+    const turned = await turnOnEventFlags(config, flags);
+    if (turned.ok) {
+      if (turned.from !== turned.to) {
+        this.#changedFrom ??= turned.from;
+        logger.info({ node: address, flags: turned.to }, "turned on keyspace notifications");
+      }
+      this.#refusals = 0;
+      this.#refused = null;
+      return turned;
+    }
+    const retryInMs = Math.min(SET_RETRY_MAX_MS, SET_RETRY_FIRST_MS * 2 ** this.#refusals);
+    if (this.#refusals === 0)
+      logger.warn(
+        { node: address, error: turned.error, run: turned.command },
+        "CONFIG SET notify-keyspace-events refused: polling",
+      );
+    this.#refusals += 1;
+    const reason = refusedReason(flags, turned, retryInMs);
+    this.#refused = { reason, retryAtMs: clock.now() + retryInMs };
+    this.#pollReason = reason;
+    return turned;
+  }
+
+  /** Subscribes to the lock patterns' and their auxiliary keys' keyspace channels. */
   async #subscribe(): Promise<void> {
-    const { subscriber, clock, signal, db, patterns } = this.#options;
+    const { subscriber, clock, signal, db } = this.#options;
     if (subscriber.status !== "ready") {
       if (subscriber.status === "wait") void subscriber.connect().catch(() => {});
       const timeout = new AbortController();
@@ -109,7 +187,7 @@ export class Watcher {
       }
     }
     const prefix = `__keyspace@${db}__:`;
-    await subscriber.psubscribe(...[...patterns, `${RESERVED_PREFIX}*`].map((p) => prefix + p));
+    await subscriber.psubscribe(...this.#subscriptions.map((pattern) => prefix + pattern));
     this.#subscribed = true;
   }
 
@@ -128,8 +206,20 @@ export class Watcher {
     );
   }
 
-  close(): void {
+  /** Drops the subscriber; with restoreKeyspaceEvents, first puts back the flags this console changed. */
+  async close(): Promise<void> {
     this.#options.subscriber.disconnect();
+    const { restoreKeyspaceEvents, config, address } = this.#options;
+    if (!restoreKeyspaceEvents || this.#changedFrom === null) return;
+    try {
+      await config.config("SET", "notify-keyspace-events", this.#changedFrom);
+      logger.info({ node: address, flags: this.#changedFrom }, "restored notify-keyspace-events");
+    } catch (error) {
+      logger.warn(
+        { node: address, error: redactText(String(error)) },
+        "could not restore notify-keyspace-events",
+      );
+    }
   }
 
   #notified(channel: Buffer, event: Buffer): void {

@@ -1,0 +1,83 @@
+/**
+ * The API's view of what notifications make the console read on a node (eventReadsSchema): the
+ * shape table's summary, the subscriptions' cost, how late a lock under a skipped shape may show,
+ * and the LOCK_MATCH suggestion; merged over a cluster node's primaries.
+ */
+import type { EventReads, KeyShapeFigures } from "@/lib/api";
+import { suggestLockMatch } from "./lock-match-hint";
+import type { ShapeTable } from "./shape-table";
+
+export function eventReadsOf(
+  table: ShapeTable,
+  patterns: readonly string[],
+  subscriptions: EventReads["subscriptions"],
+  lateByAtMostMs: number,
+  nowMs: number,
+): EventReads {
+  return {
+    ...table.summary(),
+    lateByAtMostMs,
+    subscriptions,
+    suggestion: suggestLockMatch(table.entries(), patterns, nowMs),
+  };
+}
+
+/** Shapes of several primaries, the same shape's figures added up, the costliest first. */
+function mergeShapes(lists: KeyShapeFigures[][], cost: (figures: KeyShapeFigures) => number) {
+  const byShape = new Map<string, KeyShapeFigures>();
+  for (const figures of lists.flat()) {
+    const known = byShape.get(figures.shape);
+    byShape.set(
+      figures.shape,
+      known
+        ? {
+            shape: figures.shape,
+            reads: known.reads + figures.reads,
+            locksFound: known.locksFound + figures.locksFound,
+            notificationsPerS: known.notificationsPerS + figures.notificationsPerS,
+            readsAvoidedPerS: known.readsAvoidedPerS + figures.readsAvoidedPerS,
+          }
+        : figures,
+    );
+  }
+  return [...byShape.values()].sort((a, b) => cost(b) - cost(a)).slice(0, 20);
+}
+
+/** A cluster node's figures: its primaries' added up; a suggestion only if every primary has one. */
+export function mergeEventReads(parts: readonly EventReads[]): EventReads | null {
+  if (parts.length === 0) return null;
+  const sum = (pick: (part: EventReads) => number) => parts.reduce((t, p) => t + pick(p), 0);
+  const withLocks = parts.filter((part) => part.lockShapes.length > 0);
+  const suggestions = withLocks.map((part) => part.suggestion);
+  const suggestion =
+    suggestions.length > 0 && suggestions.every((found) => found !== null)
+      ? {
+          patterns: [...new Set(suggestions.flatMap((found) => found!.patterns))].sort(),
+          notificationsAvoidedPerS: sum((part) => part.suggestion?.notificationsAvoidedPerS ?? 0),
+          readsAvoidedPerS: sum((part) => part.suggestion?.readsAvoidedPerS ?? 0),
+        }
+      : null;
+  return {
+    readsPerS: sum((part) => part.readsPerS),
+    readsAvoidedPerS: sum((part) => part.readsAvoidedPerS),
+    shapesTracked: sum((part) => part.shapesTracked),
+    untrackedReadsPerS: sum((part) => part.untrackedReadsPerS),
+    skippedShapes: mergeShapes(
+      parts.map((part) => part.skippedShapes),
+      (figures) => figures.readsAvoidedPerS,
+    ),
+    skippedShapeCount: Math.max(...parts.map((part) => part.skippedShapeCount)),
+    lockShapes: mergeShapes(
+      parts.map((part) => part.lockShapes),
+      (figures) => figures.notificationsPerS,
+    ),
+    lateByAtMostMs: Math.max(...parts.map((part) => part.lateByAtMostMs)),
+    subscriptions: parts[0]!.subscriptions.map(({ pattern }) => ({
+      pattern,
+      notificationsPerS: sum(
+        (part) => part.subscriptions.find((s) => s.pattern === pattern)?.notificationsPerS ?? 0,
+      ),
+    })),
+    suggestion,
+  };
+}
