@@ -12,12 +12,13 @@ const only = process.env.BENCH_ONLY?.split(",");
 
 export const plan = {
   quick,
-  /** BENCH_ONLY=locks,paused,snapshot,busy runs only those sections (all by default). */
+  /** BENCH_ONLY=locks,paused,snapshot,busy,memory runs only those sections (all by default). */
   sections: {
     locks: !only || only.includes("locks"),
     paused: !only || only.includes("paused"),
     snapshot: !only || only.includes("snapshot"),
     busy: !only || only.includes("busy"),
+    memory: !only || only.includes("memory"),
   },
   /** Rounds of the interleaved scenarios; medians over rounds are reported. */
   rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3)),
@@ -76,5 +77,12 @@ export const plan = {
     runs: Number(process.env.BENCH_ROUNDS ?? 3),
     warmupMs: quick ? 1_500 : 3_000,
     windowMs: quick ? 3_000 : 8_000,
+  },
+  /** The console alone in a process: RSS once listed, event-loop delay under scrapers of the metrics. */
+  memory: {
+    lockCounts: quick ? [1_000, 10_000] : [1_000, 10_000, 50_000, 100_000],
+    /** Clients scraping the metrics back to back, as `/api/metrics` serves them. */
+    scrapers: 10,
+    scrapeWindowMs: quick ? 3_000 : 10_000,
   },
 } as const;

@@ -17,7 +17,9 @@ import { findPaths } from "@/lib/server/contention/paths";
 import { WaitTracker } from "@/lib/server/contention/wait-tracker";
 import type { WaiterRef } from "@/lib/server/locks/read/waiter-list";
 import type { Reads } from "@/lib/server/locks/rows/live-index";
-import { IndexedState } from "@/lib/server/locks/watch/node-store";
+import type { NodeKeyState } from "@/lib/server/locks/read/key-state";
+import { ownerOfValue } from "@/lib/server/locks/read/ownership";
+import { StoredState } from "@/lib/server/locks/watch/indexed-state";
 import { median, percentile } from "./stats";
 
 const waiters = Number(process.argv[2] ?? 10_000);
@@ -44,18 +46,17 @@ function readsOf(lock: Lock): Reads {
   }));
   const value = valueHeldBy(lock.holder);
   const waitersSummary = { count: list.length, oldestSince: nowMs - 1_000 };
-  const state = new IndexedState(
+  // As the node store keeps it (the compact state, waiters and their entries in its rare fields).
+  const read: NodeKeyState = {
     value,
-    nowMs + 30_000,
-    "string",
-    null,
-    null,
-    nowMs,
-    waitersSummary,
-    0,
-    null,
-    list,
-  );
+    pttlMs: 30_000,
+    format: "string",
+    holdCount: null,
+    owner: ownerOfValue(value),
+    waiters: waitersSummary,
+    waiterList: list,
+  };
+  const state = new StoredState(read, nowMs + 30_000, value, 0);
   return Array.from({ length: NODES }, () => state);
 }
 

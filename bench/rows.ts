@@ -72,6 +72,18 @@ const SHOWN: ReadonlyArray<[string, MetricSpec[]]> = [
       lower("consoleRssMb"),
     ],
   ],
+  [
+    "memory",
+    [
+      lower("rssMb"),
+      lower("heapUsedMb"),
+      lower("loopDelayP99Ms"),
+      lower("loopDelayMaxMs"),
+      lower("scrapeP50Ms"),
+      lower("healthP50Ms"),
+      lower("healthP99Ms"),
+    ],
+  ],
 ];
 
 export function buildRows(medians: Medians): Row[] {

@@ -15,8 +15,9 @@ import { formatTable, machineInfo, writeResults } from "./report";
 import { loadOurs } from "./peers";
 import { buildRows } from "./rows";
 import { formatBusyTable, summarize } from "./busy-report";
+import { consoleMemory } from "./memory";
 import { consoleSnapshot } from "./scenarios/snapshot";
-import { runHungRelease, runLockRounds, runPausedNode } from "./suite";
+import { runHungRelease, runLockRounds, runPausedNode, type Medians } from "./suite";
 
 /** The commit of lib/redlock measured, with "+dirty" when it has uncommitted changes. */
 function oursCommit(): string {
@@ -26,11 +27,16 @@ function oursCommit(): string {
 }
 
 /** The console scenarios depend on lib/server; if they break, the library figures still count. */
-async function consoleSnapshotOrError(urls: string[], admins: Redis[]) {
+async function consoleSectionOrError(
+  name: string,
+  section: (urls: string[], admins: Redis[]) => Promise<Medians>,
+  urls: string[],
+  admins: Redis[],
+): Promise<Medians> {
   try {
-    return await consoleSnapshot(urls, admins);
+    return await section(urls, admins);
   } catch (error) {
-    console.error("[bench] console snapshot scenarios failed:", error);
+    console.error(`[bench] console ${name} scenarios failed:`, error);
     return {};
   }
 }
@@ -46,7 +52,9 @@ async function busyAppOrError(urls: string[], admins: Redis[]) {
   }
 }
 
-const RESULTS_FILE = new URL("./results/latest.json", import.meta.url).pathname;
+/** BENCH_RESULTS_FILE writes a partial run (BENCH_ONLY) elsewhere, keeping the last full run. */
+const RESULTS_FILE =
+  process.env.BENCH_RESULTS_FILE ?? new URL("./results/latest.json", import.meta.url).pathname;
 const BUSY_RESULTS_FILE = new URL("./results/busy-app.json", import.meta.url).pathname;
 
 async function main(): Promise<void> {
@@ -62,9 +70,20 @@ async function main(): Promise<void> {
       : { medians: {}, rounds: {} };
     const hung = sections.paused ? await runHungRelease(masters) : { medians: {} };
     const paused = sections.paused ? await runPausedNode(masters) : { medians: {}, samples: {} };
-    const snapshot = sections.snapshot ? await consoleSnapshotOrError(masters.urls, admins) : {};
+    const snapshot = sections.snapshot
+      ? await consoleSectionOrError("snapshot", consoleSnapshot, masters.urls, admins)
+      : {};
     const busy = sections.busy ? await busyAppOrError(masters.urls, admins) : [];
-    const medians = { ...lockRounds.medians, ...hung.medians, ...paused.medians, ...snapshot };
+    const memory = sections.memory
+      ? await consoleSectionOrError("memory", consoleMemory, masters.urls, admins)
+      : {};
+    const medians = {
+      ...lockRounds.medians,
+      ...hung.medians,
+      ...paused.medians,
+      ...snapshot,
+      ...memory,
+    };
     const rows = buildRows(medians);
     const durationS = (performance.now() - startedMs) / 1000;
     const machine = machineInfo(await redisVersion(admins[0]!));

@@ -59,6 +59,12 @@ export interface ConsoleContext {
   readonly contention: Contention;
   /** The shared node health report (single flight, reused for snapshotMaxAgeMs). */
   nodes(): Promise<NodesResponse>;
+  /**
+   * `/api/metrics`' body: the node report, the index's gauges, the registry's text. Scrapes that
+   * arrive while one renders share it (never an older one): ten scrapers woken together by the
+   * node report render once, not ten times in one turn of the event loop.
+   */
+  metricsText(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -167,6 +173,14 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     metrics.recordNodes(report);
     return report;
   }, config.snapshotMaxAgeMs);
+  const metricsText = singleFlight(async () => {
+    await nodeReport();
+    metrics.recordIndex(
+      index,
+      nodes.map((node) => node.id),
+    );
+    return metrics.registry.metrics();
+  }, 0);
   const audit = createAuditTrail(nodes, config.auditMaxLen, nodeDeadlineMs, isHung);
   const credentialFailures = createCredentialFailures(audit, metrics, config.trustProxy);
   const revocations = createRevocations(nodes, nodeDeadlineMs, isHung);
@@ -216,5 +230,6 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     revocations,
     audit,
     nodes: nodeReport,
+    metricsText,
   };
 }

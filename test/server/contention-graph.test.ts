@@ -9,7 +9,7 @@ import { buildGraph, type WaitedLock } from "@/lib/server/contention/graph";
 import { findPaths } from "@/lib/server/contention/paths";
 import { WaitTracker, type EndedWait } from "@/lib/server/contention/wait-tracker";
 import type { Reads } from "@/lib/server/locks/rows/live-index";
-import { IndexedState } from "@/lib/server/locks/watch/node-store";
+import { StoredState } from "@/lib/server/locks/watch/indexed-state";
 import { encodeValue } from "@/lib/redlock/value";
 
 const lock = (resource: string, holder: string | null, ...waiters: string[]): WaitedLock => ({
@@ -81,23 +81,23 @@ describe("the wait tracker", () => {
     [0, 1, 2].map(() =>
       holder === null
         ? null
-        : new IndexedState(
-            valueOf(holder),
+        : new StoredState(
+            {
+              value: valueOf(holder),
+              pttlMs: 1e13,
+              format: "string",
+              holdCount: null,
+              waiterList: waiting.map((session) => ({
+                id: `w-${session}`,
+                session,
+                sinceMs: 1_000,
+                expiresAtMs: 1e13,
+                labels: {},
+              })),
+            },
             1e13,
-            "string",
-            null,
-            null,
-            null,
-            null,
+            valueOf(holder),
             0,
-            null,
-            waiting.map((session) => ({
-              id: `w-${session}`,
-              session,
-              sinceMs: 1_000,
-              expiresAtMs: 1e13,
-              labels: {},
-            })),
           ),
     );
   const track = () => {

@@ -246,4 +246,43 @@ describe("ownership metrics", () => {
     expect(gauge(response.text, "redlock_console_long_wait_locks")).toBe(1);
     expect(gauge(response.text, "redlock_console_quorum_size")).toBe(3);
   });
+
+  it("follows rows as they change: a lock held for an hour counts at once, and stops counting once released", async () => {
+    const scrape = async () => (await call(metrics.GET, "/api/metrics")).text;
+    const before = await scrape();
+    const longHeld = gauge(before, "redlock_console_long_held_locks");
+    const noTtl = gauge(before, "redlock_console_locks_without_ttl");
+    const value = encodeValue(hex("f"), '{"service":"etl"}', Date.now() - 3_600_000, 30_000);
+    await putLock("hour", value, ALL, null);
+    await tc.sync();
+    const held = await scrape();
+    expect(gauge(held, "redlock_console_long_held_locks")).toBe(longHeld + 1);
+    expect(gauge(held, "redlock_console_locks_without_ttl")).toBe(noTtl + 1);
+    expect(gauge(held, "redlock_console_oldest_lock_age_seconds")).toBeGreaterThanOrEqual(3_600);
+    await Promise.all(nodes.map((node) => node.del(key("hour"))));
+    await tc.sync();
+    const released = await scrape();
+    expect(gauge(released, "redlock_console_long_held_locks")).toBe(longHeld);
+    expect(gauge(released, "redlock_console_locks_without_ttl")).toBe(noTtl);
+    expect(gauge(released, "redlock_console_oldest_lock_age_seconds")).toBeLessThan(3_600);
+  });
+
+  it("renders once for ten scrapes that arrive together, and again for a later one", async () => {
+    const { metrics: consoleMetrics } = tc.ctx;
+    const recordIndex = consoleMetrics.recordIndex;
+    let renders = 0;
+    consoleMetrics.recordIndex = (...args) => {
+      renders += 1;
+      recordIndex(...args);
+    };
+    try {
+      const texts = await Promise.all(Array.from({ length: 10 }, () => tc.ctx.metricsText()));
+      expect(renders).toBe(1);
+      expect(new Set(texts).size).toBe(1);
+      await tc.ctx.metricsText();
+      expect(renders).toBe(2);
+    } finally {
+      consoleMetrics.recordIndex = recordIndex;
+    }
+  });
 });

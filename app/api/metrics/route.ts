@@ -3,15 +3,10 @@ import { route } from "@/app/api/_lib/route";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** Prometheus text format; sets the lock gauges from the live index and refreshes the node report first. */
+/** Prometheus text format; sets the lock gauges from the live index and refreshes the node report first (console.ts metricsText). */
 export const GET = route(async (request, ctx) => {
   await ctx.guard.requireRead(request);
-  await ctx.nodes();
-  ctx.metrics.recordIndex(
-    ctx.index,
-    ctx.registry.nodes.map((node) => node.id),
-  );
-  const body = await ctx.metrics.registry.metrics();
+  const body = await ctx.metricsText();
   return new Response(body, {
     headers: { "content-type": ctx.metrics.registry.contentType, "cache-control": "no-store" },
   });

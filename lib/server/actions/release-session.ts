@@ -62,7 +62,7 @@ export async function releaseSessionAudited(
 ): Promise<HolderSessionReleaseResponse> {
   const { index } = ctx;
   index.sweep();
-  const holdings = holdingsBySession(index, sessionId).get(sessionId) ?? [];
+  const holdings = (await holdingsBySession(index, sessionId)).get(sessionId) ?? [];
   const releasing = holdings.filter((holding) => isTombstone(holding.value));
   const candidates = holdings.filter((holding) => !isTombstone(holding.value));
   const chosen = candidates.slice(0, MAX_SESSION_RELEASE_LOCKS);

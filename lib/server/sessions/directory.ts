@@ -56,12 +56,13 @@ export function createSessionDirectory(options: SessionDirectoryOptions): Sessio
   /** What the index, the waiters lists and (for the list) the SCAN show; `only`: one session's. */
   const find = async (nowMs: number, only?: string): Promise<Found> => {
     index.sweep(nowMs);
-    const [waits, scanned] = await Promise.all([
+    const [waits, scanned, holdings] = await Promise.all([
       waitsBySession(index, nodes, deadlineMs, nowMs),
       only === undefined ? scan.step(nowMs) : { ids: [], complete: false },
+      holdingsBySession(index, only),
     ]);
     return {
-      holdings: holdingsBySession(index, only),
+      holdings,
       waits: waits.waits,
       scanned: scanned.ids,
       coverage: {

@@ -6,6 +6,7 @@ import "server-only";
 import { MAX_WAITERS_LISTED } from "@/lib/api";
 import { waitersKey } from "@redlock-console/redlock";
 import { parseWaiterMember, sessionOfValue, sessionOfWaiterMember } from "../locks/read/ownership";
+import { eachKeyInSlices } from "../locks/rows/key-walk";
 import type { LiveIndex } from "../locks/rows/live-index";
 import { withDeadline, type ConsoleNode } from "../node-registry";
 
@@ -38,17 +39,26 @@ function majorityValue(index: LiveIndex, key: string): string | null {
   return best;
 }
 
-/** Every row of the index whose majority value names a session, by session (keys in byte order). */
-export function holdingsBySession(index: LiveIndex, only?: string): Map<string, Holding[]> {
+/**
+ * Every row of the index whose majority value names a session, by session (keys in byte order).
+ * Walked in slices that yield (key-walk.ts): at 100k locks one walk takes ~0.3 s.
+ */
+export async function holdingsBySession(
+  index: LiveIndex,
+  only?: string,
+): Promise<Map<string, Holding[]>> {
   const bySession = new Map<string, Holding[]>();
-  for (const key of index.keysFrom("")) {
-    const value = majorityValue(index, key);
-    const session = value === null ? null : sessionOfValue(value);
-    if (session === null || (only !== undefined && session !== only)) continue;
-    const holdings = bySession.get(session) ?? [];
-    holdings.push({ key, value: value! });
-    bySession.set(session, holdings);
-  }
+  await eachKeyInSlices(
+    (low) => index.keysFrom(low),
+    (key) => {
+      const value = majorityValue(index, key);
+      const session = value === null ? null : sessionOfValue(value);
+      if (session === null || (only !== undefined && session !== only)) return;
+      const holdings = bySession.get(session) ?? [];
+      holdings.push({ key, value: value! });
+      bySession.set(session, holdings);
+    },
+  );
   return bySession;
 }
 
@@ -64,12 +74,15 @@ export async function waitsBySession(
 ): Promise<{ waits: Map<string, Waiting[]>; read: number; skipped: number }> {
   const lists: Array<{ key: string; node: ConsoleNode }> = [];
   let skipped = 0;
-  for (const key of index.keysFrom("")) {
-    const position = index.reads(key).findIndex((read) => (read?.waiters?.count ?? 0) > 0);
-    if (position === -1) continue;
-    if (lists.length < MAX_WAIT_LISTS_READ) lists.push({ key, node: nodes[position]! });
-    else skipped += 1;
-  }
+  await eachKeyInSlices(
+    (low) => index.keysFrom(low),
+    (key) => {
+      const position = index.reads(key).findIndex((read) => (read?.waiters?.count ?? 0) > 0);
+      if (position === -1) return;
+      if (lists.length < MAX_WAIT_LISTS_READ) lists.push({ key, node: nodes[position]! });
+      else skipped += 1;
+    },
+  );
   const waits = new Map<string, Waiting[]>();
   await Promise.all(
     lists.map(async ({ key, node }) => {

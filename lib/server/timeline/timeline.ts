@@ -6,13 +6,15 @@ import "server-only";
  * holder: being released, then acknowledged, ended or lifted (reservation.ts). An expiry waits for
  * a read of the holder's session, which says why (session-checks.ts, expiry-cause.ts).
  * Transitions are folded only while the index is whole; a stretch when it is not is recorded as a
- * gap, never as quiet, and the holds are then re-read from the index without emitting anything
- * (coverage.ts). Partial and conflict episodes (episodes.ts) and brief holds (brief-holds.ts) are
- * counted beside. This file keeps the holds and wires those rules to the index; it stays one file
- * (under 300 lines) because it is the one place the holds are changed, and every rule it applies
- * lives, tested as a table, in the files named above. What is not the fold lives beside it: the
- * force-release marks it consults (force-marks.ts), and numbering, keeping and handing on what it
- * emits, with a state store's transitions restored at start (transition-log.ts).
+ * gap, never as quiet, and the holds are then re-read from the index in slices without emitting
+ * anything (coverage.ts, reseed.ts). Partial and conflict episodes (episodes.ts) and brief holds
+ * (brief-holds.ts) are counted beside. This file keeps the holds and wires those rules to the
+ * index; it stays one file (under 300 lines) because it is the one place the holds are changed,
+ * and every rule it applies lives, tested as a table, in the files named above. What is not the
+ * fold lives beside it: the force-release marks it consults (force-marks.ts), the re-read that
+ * refills the holds it hands over when the index is whole again, and leaves it the keys already
+ * read (reseed.ts), and numbering, keeping and handing on what it emits, with a state store's
+ * transitions restored at start (transition-log.ts).
  */
 import type { LockState } from "@/lib/api";
 import type { HistoryHorizon, Transition } from "@/lib/api/timeline";
@@ -26,19 +28,15 @@ import { Episodes } from "./episodes";
 import { BriefHolds } from "./brief-holds";
 import { ForceMarks } from "./force-marks";
 import { extendedTo, majorityHold, recordNodeChange, type Hold } from "./hold-fold";
+import { Reseed, type HoldSource } from "./reseed";
 import { endOf, extendedOf, startOf, type Ended, type ExpiredHold } from "./hold-transitions";
 import { SessionChecks, type SessionReader, type TransitionFields } from "./session-checks";
 import { TransitionLog, type TransitionListener } from "./transition-log";
 
 /** What the timeline needs of the live index. */
-export interface IndexView {
+export interface IndexView extends HoldSource {
   readonly complete: boolean;
-  readonly quorumSize: number;
   readonly nodeIds: readonly string[];
-  /** The resources the index holds, in byte order from the first ≥ `low`. */
-  keysFrom(low: string): Iterable<string>;
-  /** What each node holds under `key`. */
-  reads(key: string): Reads;
   /** The nodes polled now, and how often a pass sees a change there: history only samples them. */
   sampled?(): HistoryHorizon["sampled"];
 }
@@ -74,6 +72,7 @@ export class Timeline implements IndexObserver {
   readonly #forceMarks = new ForceMarks();
   readonly #brief = new BriefHolds();
   readonly #coverage = new Coverage();
+  readonly #reseed = new Reseed();
   readonly #checks: SessionChecks;
   #lastPruneMs = 0;
 
@@ -158,7 +157,8 @@ export class Timeline implements IndexObserver {
     if (!this.#checkComplete(nowMs)) return;
     const hold = this.#holds.get(key);
     if (hold) recordNodeChange(hold, reads[nodeIndex], nodeIndex, cause);
-    const ended = this.#fold(key, reads, state, nowMs);
+    // Not re-read yet since the index became whole: the re-read will find what it holds then.
+    const ended = this.#reseed.reached(key) ? this.#fold(key, reads, state, nowMs) : null;
     // An eviction is a transition of its own, beside a hold that goes on (the lock's safety is gone
     // there); one that cost the hold its majority is already said by the hold's `evicted` end.
     if (cause === "evicted" && ended?.fields.kind !== "evicted") {
@@ -219,20 +219,12 @@ export class Timeline implements IndexObserver {
   #checkComplete(nowMs: number): boolean {
     const step = this.#coverage.check(this.#index.complete, nowMs);
     if (step.kind === "whole") {
-      this.#reseed(nowMs);
+      this.#episodes.clear();
+      this.#reseed.start(this.#index, this.#holds, nowMs);
       if (step.gapSinceMs !== null)
         this.#emit({ kind: "gap", resource: "", at: nowMs, since: step.gapSinceMs });
     }
     return this.#coverage.complete;
-  }
-
-  #reseed(nowMs: number): void {
-    this.#holds.clear();
-    this.#episodes.clear();
-    for (const key of this.#index.keysFrom("")) {
-      const hold = majorityHold(this.#index.reads(key), this.#index.quorumSize, nowMs);
-      if (hold) this.#holds.set(key, hold);
-    }
   }
 
   /** Folds a change into the key's hold; returns how the hold ended, when it did. */

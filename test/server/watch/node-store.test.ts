@@ -134,6 +134,41 @@ describe("the node store", () => {
     expect([...store.keys()][0]).toBe(name);
     expect(store.get(name)?.value).toBe(value);
   });
+
+  it("holds one wheel slot per key, however often the key is extended, shortened or re-created", () => {
+    const { store, changes } = storeOf();
+    for (let extension = 1; extension <= 1_000; extension += 1)
+      store.put("a", lock("v1", 1_000), T0 + extension * 100); // extended every 100 ms
+    expect(store.slots).toBe(1);
+    store.put("a", lock("v1", 50), T0 + 100_000); // shortened: its slot moves earlier
+    expect(store.slots).toBe(1);
+    for (let round = 0; round < 100; round += 1) {
+      store.put("b", lock(`v${round}`, 30_000), T0 + 100_000 + round * 10);
+      store.remove("b", "deleted"); // a lock taken and released: no slot left behind
+    }
+    expect(store.slots).toBe(1);
+    store.put("forever", lock("v2", -1), T0);
+    expect(store.slots).toBe(1);
+    changes.length = 0;
+    store.sweep(T0 + 100_049);
+    expect(store.get("a")).toBeDefined();
+    store.sweep(T0 + 100_050);
+    expect(store.get("a")).toBeUndefined();
+    expect(changes).toEqual([["a", null, "expired"]]);
+    expect(store.slots).toBe(0);
+  });
+
+  it("expires a key whose expiry bucket was already swept when it was stored", () => {
+    const { store, changes } = storeOf();
+    store.sweep(T0 + 10_000);
+    store.put("late", lock("v1", 100), T0 + 5_000); // read long ago: expired at T0 + 5,100
+    expect(store.slots).toBe(1);
+    changes.length = 0;
+    store.sweep(T0 + 10_100);
+    expect(changes).toEqual([["late", null, "expired"]]);
+    expect(store.slots).toBe(0);
+  });
+
   it("on a polled node drops nothing: it names the keys due from 300 ms before expiry, to be read again", () => {
     const { store, changes } = storeOf();
     store.put("a", lock("v1", 2_000), T0);
@@ -153,5 +188,24 @@ describe("the node store", () => {
     expect(named.at(-1)).toEqual(["a"]);
     expect(store.get("a")).toBeDefined();
     expect(changes.filter(([, value]) => value === null)).toEqual([]);
+  });
+
+  it("on a polled node a key read again still counting down keeps one slot and is named at every sweep", () => {
+    const { store, changes } = storeOf();
+    store.put("a", lock("v1", 1_000), T0);
+    const named: string[][] = [];
+    store.sweep(T0 + 800, (names) => named.push(names));
+    expect(named).toEqual([["a"]]);
+    expect(store.slots).toBe(0); // off the wheel while its confirming read is under way
+    store.put("a", lock("v1", 190), T0 + 810); // the read: same expiry, still counting down
+    expect(store.slots).toBe(1);
+    store.sweep(T0 + 900, (names) => named.push(names));
+    expect(named).toEqual([["a"], ["a"]]);
+    store.put("a", lock("v1", 90), T0 + 910);
+    store.put("a", lock("v1", 80), T0 + 920); // a second read in the same stretch: still one slot
+    expect(store.slots).toBe(1);
+    store.remove("a", "expired"); // a read found it gone
+    expect(store.slots).toBe(0);
+    expect(changes.at(-1)).toEqual(["a", null, "expired"]);
   });
 });

@@ -1,39 +1,26 @@
 import "server-only";
 /**
- * The console's live index of every lock on every node: one NodeWatch per node (node-watch.ts)
- * keeps that node's keys current, and this file keeps the rows — one per resource, ordered by the
+ * The console's live index of every lock on every node: one watch per node (node-watches.ts) keeps
+ * that node's keys current, and this file keeps the rows — one per resource, ordered by the
  * key's bytes in a B+ tree, plus one tree per state — as the nodes change, so a page is a walk of
- * `limit` rows from the cursor, and totals and counts are tree sizes. Rows are folded (fold.ts) only
- * when a page shows them: their TTLs are then computed from the expiry instants the nodes reported.
+ * `limit` rows from the cursor, and totals and counts are tree sizes. Rows are folded (fold-nodes.ts)
+ * only when a page shows them: their TTLs are then computed from the expiry instants the nodes reported.
  * Viewers never cause a read of a node: the index is read from memory, whatever the number of them.
  */
 import { BTree } from "./btree";
 import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/api";
 import type { ConsoleNode } from "../../node-registry";
-import type { NodeKeyState } from "../read/key-state";
-import { foldResource, type FlagThresholds } from "./fold";
-import { ownershipFigures, type OwnershipFigures } from "./ownership-figures";
+import type { FlagThresholds } from "./fold";
+import { foldIndexed } from "./fold-nodes";
+import { factsOf, FiguresTally, type OwnershipFigures, type RowFacts } from "./ownership-figures";
 import { rowState } from "./quorum";
-import { ownerOfValue } from "../read/ownership";
-import { describeLatin1Key } from "../read/key-name";
-import { createBudget } from "../watch/budget";
+import { refoldInSlices } from "./refold";
 import { ClusterWatch } from "../watch/cluster-watch";
-import type { LockWatch, LockWatchOptions } from "../watch/lock-watch";
+import type { LockWatch } from "../watch/lock-watch";
 import type { IndexedState, RemovalCause } from "../watch/node-store";
-import { NodeWatch } from "../watch/node-watch";
+import { watchesOf, type WatchSettings } from "./node-watches";
 
-export interface LiveIndexOptions {
-  readonly patterns: readonly string[];
-  readonly budgetPerS: number;
-  /** Value bytes per second each node's reads may touch (budget.ts); default 16 MiB. */
-  readonly readBytesPerS?: number;
-  readonly resyncIntervalMs: number;
-  readonly enableKeyspaceEvents: boolean;
-  /** Put back the notify-keyspace-events the console changed, on close. @default false */
-  readonly restoreKeyspaceEvents?: boolean;
-  readonly shapes?: LockWatchOptions["shapes"];
-  readonly nodeTimeoutMs: number;
-  readonly maxKeys: number;
+export interface LiveIndexOptions extends WatchSettings {
   readonly quorumSize: number;
   readonly longHeldMs: number;
   readonly longWaitMs: number;
@@ -45,6 +32,11 @@ export type Reads = ReadonlyArray<IndexedState | null | undefined>;
 const STATES: readonly LockState[] = ["held", "partial", "conflict", "releasing"];
 /** How often expired states are dropped when no page asks. */
 const SWEEP_INTERVAL_MS = 100;
+
+/** A row's state, with its metric facts when it has any (most plain locks have none). */
+type RowEntry = LockState | (RowFacts & { readonly state: LockState });
+const stateOfEntry = (entry: RowEntry) => (typeof entry === "string" ? entry : entry.state);
+const factsOfEntry = (entry: RowEntry | undefined) => (typeof entry === "object" ? entry : null);
 
 /**
  * The row's state by the quorum rule (quorum.ts), except that a force-release's tombstone held
@@ -78,7 +70,7 @@ export class LiveIndex {
   readonly watches: readonly LockWatch[];
   readonly #nodes: readonly ConsoleNode[];
   readonly #options: LiveIndexOptions;
-  readonly #rows = new BTree<string, LockState>();
+  readonly #rows = new BTree<string, RowEntry>();
   readonly #byState = Object.fromEntries(
     STATES.map((state) => [state, new BTree<string, true>()]),
   ) as Record<LockState, BTree<string, true>>;
@@ -88,39 +80,22 @@ export class LiveIndex {
   #observer: IndexObserver | null = null;
   #waitListener: ((key: string, reads: Reads) => void) | null = null;
   readonly #nodeIds: readonly string[];
+  readonly #tally: FiguresTally;
+  /** Bumped when a re-fold of every row starts (or the index closes): an older one stops. */
+  #refoldRun = 0;
 
   constructor(nodes: readonly ConsoleNode[], options: LiveIndexOptions) {
     this.#nodes = nodes;
     this.#nodeIds = nodes.map((node) => node.id);
     this.#options = options;
-    this.watches = nodes.map((node, nodeIndex) => {
-      const watchOptions = {
-        patterns: options.patterns,
-        resyncIntervalMs: options.resyncIntervalMs,
-        enableKeyspaceEvents: options.enableKeyspaceEvents,
-        restoreKeyspaceEvents: options.restoreKeyspaceEvents,
-        shapes: options.shapes,
-        nodeTimeoutMs: options.nodeTimeoutMs,
-        maxKeys: options.maxKeys,
-        onChange: (key: string, _state: unknown, cause?: RemovalCause) =>
-          this.#update(key, nodeIndex, cause),
-        shared: (name: string, value: string) => this.#shared(name, value),
-        onReachability: () => this.#updateAll(),
-        onGap: (sinceMs: number) => this.#observer?.gap(sinceMs),
-        onBrief: (key: string, holds: number) => this.#observer?.brief(key, nodeIndex, holds),
-      };
-      return node.kind === "cluster"
-        ? new ClusterWatch(node, {
-            ...watchOptions,
-            budgetPerS: options.budgetPerS,
-            readBytesPerS: options.readBytesPerS,
-          })
-        : new NodeWatch({
-            ...watchOptions,
-            node,
-            budget: createBudget(options.budgetPerS, options.readBytesPerS),
-          });
-    });
+    this.#tally = new FiguresTally(options);
+    this.watches = watchesOf(nodes, options, (nodeIndex) => ({
+      onChange: (key, _state, cause) => this.#update(key, nodeIndex, cause),
+      shared: (name, value) => this.#shared(name, value),
+      onReachability: () => this.#updateAll(),
+      onGap: (sinceMs) => this.#observer?.gap(sinceMs),
+      onBrief: (key, holds) => this.#observer?.brief(key, nodeIndex, holds),
+    }));
     this.#sweeper = setInterval(() => {
       this.sweep();
       this.#observer?.tick();
@@ -185,51 +160,17 @@ export class LiveIndex {
 
   /** The row of `key` (latin1 of its bytes) folded at `nowMs`; null when no node holds it. */
   row(key: string, nowMs: number): LockRow | null {
-    const reads = this.#reads(key);
-    if (!reads.some(Boolean)) return null;
-    const perNode = reads.map((read): NodeKeyState | null | undefined => {
-      if (!read) return read;
-      const pttlMs = read.expiresAtMs < 0 ? -1 : read.expiresAtMs - nowMs;
-      // Expired by the clock but not swept yet: the node no longer holds it.
-      if (read.expiresAtMs >= 0 && pttlMs <= 0) return null;
-      return {
-        value: read.value,
-        pttlMs,
-        format: read.format,
-        holdCount: read.holdCount,
-        owner: read.legacyOwner ?? ownerOfValue(read.value),
-        waiters: read.waiters ?? undefined,
-        ...(read.cut && { cut: read.cut }),
-      };
-    });
-    const named = describeLatin1Key(key);
     const thresholds: FlagThresholds = {
       serverTimeMs: nowMs,
       longHeldMs: this.#options.longHeldMs,
       longWaitMs: this.#options.longWaitMs,
     };
-    const folded = foldResource(
-      named.resource,
-      perNode,
-      this.#nodes.map((node) => node.id),
-      this.#options.quorumSize,
-      thresholds,
-    );
-    return folded && { ...folded, ...named };
+    return foldIndexed(key, this.#reads(key), this.#nodeIds, this.#options.quorumSize, thresholds);
   }
 
-  /** Every row, folded at `nowMs`, in key order (for metrics: O(rows), never per viewer). */
-  *rows(nowMs: number): Generator<LockRow> {
-    for (const key of this.#rows.keys()) {
-      const row = this.row(key, nowMs);
-      if (row) yield row;
-    }
-  }
-
-  /** Ownership figures for the metrics, ages in seconds at `nowMs` (ownership-figures.ts). */
+  /** Ownership figures for the metrics, ages in seconds at `nowMs`: kept as rows change (ownership-figures.ts). */
   figures(nowMs: number): OwnershipFigures {
-    const readsOf = (key: string) => this.#reads(key);
-    return ownershipFigures(this.#rows.keys(), readsOf, this.#options, nowMs);
+    return this.#tally.figures(nowMs);
   }
 
   /** True when the index covers the key: every reachable node is listed and follows changes. */
@@ -286,6 +227,7 @@ export class LiveIndex {
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
+    this.#refoldRun += 1;
     await Promise.all(this.watches.map((watch) => watch.close()));
   }
 
@@ -309,22 +251,33 @@ export class LiveIndex {
     const next = stateOf(reads, this.#options.quorumSize);
     this.#observer?.observe(key, reads, next, nodeIndex, cause);
     this.#waitListener?.(key, reads);
-    const previous = this.#rows.get(key);
-    if (next === (previous ?? null)) return;
-    this.#version += 1;
-    if (previous) this.#byState[previous].delete(key);
-    if (next === null) {
-      this.#rows.delete(key);
-      return;
+    const entry = this.#rows.get(key);
+    const previous = entry === undefined ? null : stateOfEntry(entry);
+    const facts = next === null ? null : factsOf(reads, this.#options.quorumSize);
+    this.#tally.change(factsOfEntry(entry), facts);
+    if (next !== previous) {
+      this.#version += 1;
+      if (previous) this.#byState[previous].delete(key);
+      if (next) this.#byState[next].set(key, true);
     }
-    this.#rows.set(key, next);
-    this.#byState[next].set(key, true);
+    if (next === null) {
+      if (entry !== undefined) this.#rows.delete(key);
+    } else if (next !== previous || facts || typeof entry === "object") {
+      this.#rows.set(key, facts ? { ...facts, state: next } : next);
+    }
   }
 
-  /** A node came or went: every row's view of it changed. */
+  /** A node came or went: every row's view of it changed (re-folded in slices: refold.ts). */
   #updateAll(): void {
-    const keys = new Set(this.#rows.keys());
-    for (const watch of this.watches) for (const key of watch.keys()) keys.add(key);
-    for (const key of keys) this.#update(key);
+    const run = ++this.#refoldRun;
+    void refoldInSlices(
+      {
+        rowKeys: (low) => this.#rows.keys(low),
+        hasRow: (key) => this.#rows.has(key),
+        nodeKeys: () => this.watches.map((watch) => watch.keys()),
+        update: (key) => this.#update(key),
+      },
+      () => run === this.#refoldRun,
+    );
   }
 }

@@ -5,40 +5,10 @@
  * the key was extended meanwhile: there the wheel only names the keys to read again, shortly before
  * and at their expiry, and the read decides (an extension, a release, or an expiry confirmed).
  */
-import type { LockFormat, OwnerInfo, WaitersSummary } from "@/lib/api";
 import type { NodeKeyState } from "../read/key-state";
-import type { ValueCut } from "../read/read-key";
-import type { WaiterRef } from "../read/waiter-list";
+import { StoredState, type IndexedState } from "./indexed-state";
 
-/**
- * What a node holds under a key, with its expiry as an instant on the console's clock. Compact, as
- * there is one per lock per node (500,000 at 100k locks on five nodes): a 2.x owner is decoded from
- * the value only when a row is shown; no waiters is null, not an object.
- */
-export class IndexedState {
-  constructor(
-    readonly value: string,
-    /** When the key expires (console clock, epoch ms); -1: it has no TTL. */
-    readonly expiresAtMs: number,
-    readonly format: LockFormat,
-    readonly holdCount: number | null,
-    /**
-     * An owner `value` alone does not give: a 1.x owner entry that belongs to it, or the owner the
-     * node decoded from a value it cut (read-key.ts); null otherwise (2.x carries it in the value).
-     */
-    readonly legacyOwner: OwnerInfo | null,
-    /** When the holder acquired (its owner's acquiredAt), for the metrics; null when unknown. */
-    readonly acquiredAtMs: number | null,
-    /** Live waiters; null when none. */
-    readonly waiters: WaitersSummary | null,
-    /** The listing generation that last saw the key: older ones are swept when a listing ends. */
-    public generation: number,
-    /** Present when `value` is the first bytes of a longer value: its size and digest. */
-    readonly cut: ValueCut | null = null,
-    /** Live waiter entries, each whole (the wait-for graph, contention/); null when none. */
-    readonly waiterList?: readonly WaiterRef[] | null,
-  ) {}
-}
+export type { IndexedState } from "./indexed-state";
 
 /** Why a node no longer holds a key: the keyspace event that removed it, or none seen. */
 export type RemovalCause = "deleted" | "expired" | "evicted" | "unknown";
@@ -57,8 +27,12 @@ export interface NodeStoreOptions {
   readonly nowMs: number;
 }
 
-/** Expiries are kept in buckets of this many ms (a timer wheel: one array slot per key). */
+/** Expiries are kept in buckets of this many ms (a timer wheel). */
 const EXPIRY_BUCKET_MS = 100;
+const bucketOf = (expiresAtMs: number) => Math.floor(expiresAtMs / EXPIRY_BUCKET_MS);
+/** The state has a TTL that runs out by `horizonMs`. */
+const isDue = (state: IndexedState, horizonMs: number) =>
+  state.expiresAtMs >= 0 && state.expiresAtMs <= horizonMs;
 /**
  * A polled node's key is read again from this long before its expiry, every sweep, until a read
  * finds it extended or gone: a release in that stretch is still seen before the expiry (the library
@@ -69,8 +43,15 @@ export const CONFIRM_AHEAD_MS = 300;
 export class NodeStore {
   readonly #options: NodeStoreOptions;
   readonly #entries = new Map<string, IndexedState>();
-  /** Bucket (expiry ms / EXPIRY_BUCKET_MS) -> keys that expire in it, or did when put there. */
-  readonly #expiries = new Map<number, string[]>();
+  /**
+   * The wheel: bucket -> the keys that expire in it. A key with a TTL has exactly one slot: the
+   * bucket of its expiry, or `#due` when that bucket was already swept (it expired meanwhile, or is
+   * within CONFIRM_AHEAD_MS on a polled node); none while its confirming read is under way. An
+   * extension or a removal moves or drops the slot, so keys extended a thousand times take one.
+   */
+  readonly #buckets = new Map<number, Set<string>>();
+  readonly #due = new Set<string>();
+  /** Buckets before it are swept (and gone); it and later ones still fill. */
   #sweptBucket: number;
   #generation = 0;
   #truncated = false;
@@ -79,11 +60,18 @@ export class NodeStore {
 
   constructor(options: NodeStoreOptions) {
     this.#options = options;
-    this.#sweptBucket = Math.floor(options.nowMs / EXPIRY_BUCKET_MS);
+    this.#sweptBucket = bucketOf(options.nowMs);
   }
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** Keys waiting in the expiry wheel (one per key with a TTL at most). */
+  get slots(): number {
+    let slots = this.#due.size;
+    for (const bucket of this.#buckets.values()) slots += bucket.size;
+    return slots;
   }
 
   /**
@@ -131,76 +119,76 @@ export class NodeStore {
     }
     const shared = this.#options.shared(name, read.value);
     const expiresAtMs = read.pttlMs < 0 ? -1 : readAtMs + read.pttlMs;
-    const state = new IndexedState(
-      shared.value,
-      expiresAtMs,
-      read.format,
-      read.holdCount,
-      read.owner && (read.owner.extensions !== null || read.cut) ? read.owner : null,
-      read.owner?.acquiredAt ?? null,
-      read.waiters && read.waiters.count > 0 ? read.waiters : null,
-      this.#generation,
-      read.cut ?? null,
-      read.waiterList ?? null,
-    );
-    // A key's bucket only moves later while it is held (extensions): an earlier entry just finds it alive.
-    // A key read again once due (a polled node's confirmation) goes back on the wheel.
-    const due =
-      known !== undefined &&
-      known.expiresAtMs >= 0 &&
-      known.expiresAtMs <= readAtMs + CONFIRM_AHEAD_MS;
-    if (expiresAtMs >= 0 && (expiresAtMs !== known?.expiresAtMs || due))
-      this.#expireAt(
-        Math.max(this.#sweptBucket, Math.floor(expiresAtMs / EXPIRY_BUCKET_MS)),
-        shared.name,
-      );
+    const state = new StoredState(read, expiresAtMs, shared.value, this.#generation);
+    // A key read again once due (a polled node's confirmation) had its slot taken: it goes back.
+    const due = known !== undefined && isDue(known, readAtMs + CONFIRM_AHEAD_MS);
+    if (!known || due || bucketOf(known.expiresAtMs) !== bucketOf(expiresAtMs)) {
+      if (known) this.#unslot(shared.name, known);
+      this.#slot(shared.name, expiresAtMs);
+    }
     this.#entries.set(shared.name, state);
     this.#options.onChange(shared.name, state);
   }
 
   /** The node no longer holds `name`. */
   remove(name: string, cause: RemovalCause): void {
-    if (this.#entries.delete(name)) this.#options.onChange(name, null, cause);
+    const known = this.#entries.get(name);
+    if (!known) return;
+    this.#unslot(name, known);
+    this.#entries.delete(name);
+    this.#options.onChange(name, null, cause);
   }
 
   /**
    * Drops the states whose TTL ran out by `nowMs`: the node no longer holds them. With `confirm` (a
-   * polled node), nothing is dropped: the keys due within CONFIRM_AHEAD_MS are handed to `confirm`,
-   * whose read puts them back (extended, or still counting down: due again next sweep) or removes
-   * them. Until then the state stays as last read: between reads the console cannot know more.
+   * polled node), nothing is dropped: the keys due within CONFIRM_AHEAD_MS leave the wheel and are
+   * handed to `confirm`, whose read puts them back (extended, or still counting down: due again next
+   * sweep) or removes them. Until then the state stays as last read: between reads the console
+   * cannot know more.
    */
   sweep(nowMs: number, confirm?: (names: string[]) => void): void {
     const horizonMs = confirm ? nowMs + CONFIRM_AHEAD_MS : nowMs;
-    const current = Math.floor(horizonMs / EXPIRY_BUCKET_MS);
     const due: string[] = [];
+    const take = (name: string, slot: Set<string>) =>
+      this.#takeIfDue(name, horizonMs, slot, confirm ? due : null);
+    for (const name of this.#due) take(name, this.#due);
+    const current = bucketOf(horizonMs);
     for (; this.#sweptBucket <= current; this.#sweptBucket += 1) {
-      const keys = this.#expiries.get(this.#sweptBucket);
+      const keys = this.#buckets.get(this.#sweptBucket);
       if (!keys) continue;
-      this.#expiries.delete(this.#sweptBucket);
-      for (const name of keys) {
-        const state = this.#entries.get(name);
-        if (!state || state.expiresAtMs < 0) continue;
-        if (state.expiresAtMs <= horizonMs) {
-          if (confirm) due.push(name);
-          else this.#expire(name);
-        } else if (Math.floor(state.expiresAtMs / EXPIRY_BUCKET_MS) <= current) {
-          this.#expireAt(current + 1, name); // later in the bucket being swept: look again next time
-        }
-      }
+      for (const name of keys) take(name, keys);
+      if (keys.size === 0) this.#buckets.delete(this.#sweptBucket);
     }
     // Swept up to the current bucket, which may still fill: it is swept again next time.
     this.#sweptBucket = current;
     if (due.length > 0) confirm!(due);
   }
 
-  #expire(name: string): void {
+  /** Takes `name` off the wheel if due by `horizonMs`: expired, or named in `confirming`. */
+  #takeIfDue(name: string, horizonMs: number, slot: Set<string>, confirming: string[] | null) {
+    const state = this.#entries.get(name);
+    if (state && state.expiresAtMs > horizonMs) return; // later in the current bucket
+    slot.delete(name);
+    if (!state || state.expiresAtMs < 0) return;
+    if (confirming) return void confirming.push(name);
     this.#entries.delete(name);
     this.#options.onChange(name, null, "expired");
   }
 
-  #expireAt(bucket: number, name: string): void {
-    const keys = this.#expiries.get(bucket);
-    if (keys) keys.push(name);
-    else this.#expiries.set(bucket, [name]);
+  #slot(name: string, expiresAtMs: number): void {
+    if (expiresAtMs < 0) return;
+    const bucket = bucketOf(expiresAtMs);
+    if (bucket < this.#sweptBucket) return void this.#due.add(name);
+    const keys = this.#buckets.get(bucket);
+    if (keys) keys.add(name);
+    else this.#buckets.set(bucket, new Set([name]));
+  }
+
+  #unslot(name: string, known: IndexedState): void {
+    if (known.expiresAtMs < 0) return;
+    const bucket = bucketOf(known.expiresAtMs);
+    const keys = this.#buckets.get(bucket);
+    if (keys?.delete(name) && keys.size === 0) this.#buckets.delete(bucket);
+    this.#due.delete(name);
   }
 }
