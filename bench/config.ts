@@ -12,12 +12,13 @@ const only = process.env.BENCH_ONLY?.split(",");
 
 export const plan = {
   quick,
-  /** BENCH_ONLY=locks,paused,snapshot,busy runs only those sections (all by default). */
+  /** BENCH_ONLY=locks,paused,snapshot,busy,polling runs only those sections (all by default). */
   sections: {
     locks: !only || only.includes("locks"),
     paused: !only || only.includes("paused"),
     snapshot: !only || only.includes("snapshot"),
     busy: !only || only.includes("busy"),
+    polling: !only || only.includes("polling"),
   },
   /** Rounds of the interleaved scenarios; medians over rounds are reported. */
   rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3)),
@@ -76,5 +77,14 @@ export const plan = {
     runs: Number(process.env.BENCH_ROUNDS ?? 3),
     warmupMs: quick ? 1_500 : 3_000,
     windowMs: quick ? 3_000 : 8_000,
+  },
+  /**
+   * Polling's idle cost (polling-cost.ts): keys per master, the CPU window, and how long to wait
+   * for a first pass at the assumed key cost to end (at 1M keys it takes ~12 min: not waited for).
+   */
+  polling: {
+    keyCounts: quick ? [10_000, 20_000] : [250_000, 1_000_000],
+    windowMs: quick ? 4_000 : 30_000,
+    measureWaitMs: quick ? 20_000 : 180_000,
   },
 } as const;

@@ -15,6 +15,7 @@ import { formatTable, machineInfo, writeResults } from "./report";
 import { loadOurs } from "./peers";
 import { buildRows } from "./rows";
 import { formatBusyTable, summarize } from "./busy-report";
+import { formatPollingTable } from "./polling-report";
 import { consoleSnapshot } from "./scenarios/snapshot";
 import { runHungRelease, runLockRounds, runPausedNode } from "./suite";
 
@@ -46,8 +47,20 @@ async function busyAppOrError(urls: string[], admins: Redis[]) {
   }
 }
 
+/** The polling section (polling-cost.ts); loaded only when it runs, as it loads lib/server. */
+async function pollingCostOrError(urls: string[], admins: Redis[]) {
+  try {
+    const { pollingCost } = await import("./polling-cost");
+    return await pollingCost(urls, admins);
+  } catch (error) {
+    console.error("[bench] polling section failed:", error);
+    return [];
+  }
+}
+
 const RESULTS_FILE = new URL("./results/latest.json", import.meta.url).pathname;
 const BUSY_RESULTS_FILE = new URL("./results/busy-app.json", import.meta.url).pathname;
+const POLLING_RESULTS_FILE = new URL("./results/polling-cost.json", import.meta.url).pathname;
 
 async function main(): Promise<void> {
   const startedMs = performance.now();
@@ -64,6 +77,7 @@ async function main(): Promise<void> {
     const paused = sections.paused ? await runPausedNode(masters) : { medians: {}, samples: {} };
     const snapshot = sections.snapshot ? await consoleSnapshotOrError(masters.urls, admins) : {};
     const busy = sections.busy ? await busyAppOrError(masters.urls, admins) : [];
+    const polling = sections.polling ? await pollingCostOrError(masters.urls, admins) : [];
     const medians = { ...lockRounds.medians, ...hung.medians, ...paused.medians, ...snapshot };
     const rows = buildRows(medians);
     const durationS = (performance.now() - startedMs) / 1000;
@@ -76,6 +90,15 @@ async function main(): Promise<void> {
         plan: plan.busy,
         summary: summarize(busy),
         scenarios: busy,
+      });
+    }
+    if (polling.length > 0) {
+      process.stdout.write(`${formatPollingTable(polling, plan.polling.windowMs)}\n\n`);
+      writeResults(POLLING_RESULTS_FILE, {
+        generatedAt: new Date().toISOString(),
+        quick: plan.quick,
+        plan: plan.polling,
+        sizes: polling,
       });
     }
     process.stdout.write(
