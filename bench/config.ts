@@ -83,7 +83,12 @@ export const plan = {
    * for a first pass at the assumed key cost to end (at 1M keys it takes ~12 min: not waited for).
    */
   polling: {
-    keyCounts: quick ? [10_000, 20_000] : [250_000, 1_000_000],
+    /** BENCH_POLLING_KEYS=250000 measures one size only. */
+    keyCounts: process.env.BENCH_POLLING_KEYS
+      ? process.env.BENCH_POLLING_KEYS.split(",").map(Number)
+      : quick
+        ? [10_000, 20_000]
+        : [250_000, 1_000_000],
     windowMs: quick ? 4_000 : 30_000,
     measureWaitMs: quick ? 20_000 : 180_000,
   },
