@@ -74,7 +74,7 @@ export const plan = {
   },
   /** The console beside a busy application (busy-app.ts): runs per scenario, windows per phase. */
   busy: {
-    runs: Number(process.env.BENCH_ROUNDS ?? 3),
+    runs: Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 3)),
     warmupMs: quick ? 1_500 : 3_000,
     windowMs: quick ? 3_000 : 8_000,
   },
