@@ -74,7 +74,7 @@ export function formatBusyTable(scenarios: readonly BusyScenario[]): string {
   }
   for (const summary of summarize(scenarios)) {
     lines.push(
-      `\n${summary.scenario}, console: +${fixed(summary.consoleOverEventsPct, 0)} % over the events' own cost (target ≤ 15 %); new locks visible p50 ${fixed(summary.visibleP50Ms)} ms, p99 ${fixed(summary.visibleP99Ms)} ms, max ${fixed(summary.visibleMaxMs)} ms (target < 1,000 ms); listings during the windows: ${summary.relists}`,
+      `\n${summary.scenario}, console: ${summary.consoleOverEventsPct >= 0 ? "+" : ""}${fixed(summary.consoleOverEventsPct, 0)} % over the events' own cost (target ≤ 15 %); new locks visible p50 ${fixed(summary.visibleP50Ms)} ms, p99 ${fixed(summary.visibleP99Ms)} ms, max ${fixed(summary.visibleMaxMs)} ms (target < 1,000 ms); listings during the windows: ${summary.relists}`,
     );
   }
   return lines.join("\n");

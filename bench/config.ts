@@ -12,13 +12,14 @@ const only = process.env.BENCH_ONLY?.split(",");
 
 export const plan = {
   quick,
-  /** BENCH_ONLY=locks,paused,snapshot,busy,memory runs only those sections (all by default). */
+  /** BENCH_ONLY=locks,paused,snapshot,busy,memory,polling runs only those sections (all by default). */
   sections: {
     locks: !only || only.includes("locks"),
     paused: !only || only.includes("paused"),
     snapshot: !only || only.includes("snapshot"),
     busy: !only || only.includes("busy"),
     memory: !only || only.includes("memory"),
+    polling: !only || only.includes("polling"),
   },
   /** Rounds of the interleaved scenarios; medians over rounds are reported. */
   rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3)),
@@ -74,7 +75,7 @@ export const plan = {
   },
   /** The console beside a busy application (busy-app.ts): runs per scenario, windows per phase. */
   busy: {
-    runs: Number(process.env.BENCH_ROUNDS ?? 3),
+    runs: Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 3)),
     warmupMs: quick ? 1_500 : 3_000,
     windowMs: quick ? 3_000 : 8_000,
   },
@@ -84,5 +85,19 @@ export const plan = {
     /** Clients scraping the metrics back to back, as `/api/metrics` serves them. */
     scrapers: 10,
     scrapeWindowMs: quick ? 3_000 : 10_000,
+  },
+  /**
+   * Polling's idle cost (polling-cost.ts): keys per master, the CPU window, and how long to wait
+   * for a first pass at the assumed key cost to end (at 1M keys it takes ~12 min: not waited for).
+   */
+  polling: {
+    /** BENCH_POLLING_KEYS=250000 measures one size only. */
+    keyCounts: process.env.BENCH_POLLING_KEYS
+      ? process.env.BENCH_POLLING_KEYS.split(",").map(Number)
+      : quick
+        ? [10_000, 20_000]
+        : [250_000, 1_000_000],
+    windowMs: quick ? 4_000 : 30_000,
+    measureWaitMs: quick ? 20_000 : 180_000,
   },
 } as const;

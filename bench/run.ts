@@ -16,6 +16,7 @@ import { loadOurs } from "./peers";
 import { buildRows } from "./rows";
 import { formatBusyTable, summarize } from "./busy-report";
 import { consoleMemory } from "./memory";
+import { formatPollingTable } from "./polling-report";
 import { consoleSnapshot } from "./scenarios/snapshot";
 import { runHungRelease, runLockRounds, runPausedNode, type Medians } from "./suite";
 
@@ -52,10 +53,22 @@ async function busyAppOrError(urls: string[], admins: Redis[]) {
   }
 }
 
+/** The polling section (polling-cost.ts); loaded only when it runs, as it loads lib/server. */
+async function pollingCostOrError(urls: string[], admins: Redis[]) {
+  try {
+    const { pollingCost } = await import("./polling-cost");
+    return await pollingCost(urls, admins);
+  } catch (error) {
+    console.error("[bench] polling section failed:", error);
+    return [];
+  }
+}
+
 /** BENCH_RESULTS_FILE writes a partial run (BENCH_ONLY) elsewhere, keeping the last full run. */
 const RESULTS_FILE =
   process.env.BENCH_RESULTS_FILE ?? new URL("./results/latest.json", import.meta.url).pathname;
 const BUSY_RESULTS_FILE = new URL("./results/busy-app.json", import.meta.url).pathname;
+const POLLING_RESULTS_FILE = new URL("./results/polling-cost.json", import.meta.url).pathname;
 
 async function main(): Promise<void> {
   const startedMs = performance.now();
@@ -74,6 +87,7 @@ async function main(): Promise<void> {
       ? await consoleSectionOrError("snapshot", consoleSnapshot, masters.urls, admins)
       : {};
     const busy = sections.busy ? await busyAppOrError(masters.urls, admins) : [];
+    const polling = sections.polling ? await pollingCostOrError(masters.urls, admins) : [];
     const memory = sections.memory
       ? await consoleSectionOrError("memory", consoleMemory, masters.urls, admins)
       : {};
@@ -95,6 +109,15 @@ async function main(): Promise<void> {
         plan: plan.busy,
         summary: summarize(busy),
         scenarios: busy,
+      });
+    }
+    if (polling.length > 0) {
+      process.stdout.write(`${formatPollingTable(polling, plan.polling.windowMs)}\n\n`);
+      writeResults(POLLING_RESULTS_FILE, {
+        generatedAt: new Date().toISOString(),
+        quick: plan.quick,
+        plan: plan.polling,
+        sizes: polling,
       });
     }
     process.stdout.write(

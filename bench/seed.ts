@@ -41,3 +41,44 @@ export async function seedLocks(
     }),
   );
 }
+
+/**
+ * Per 100 keys: 1 lock `orders:<i>` (a 40-hex token, PX 2 h), and 99 application keys of the
+ * shapes a shared master holds — cache pages and sessions (`SET … EX`, some under the locks' own
+ * prefix), user hashes, feeds (sorted sets) and queues (lists). Generated on the server: 1M keys
+ * per master in seconds. TTLs of 2 h, so nothing expires while a bench watches.
+ */
+const APP_KEYS_SCRIPT = `
+local from, to = tonumber(ARGV[1]), tonumber(ARGV[2])
+local page = string.rep('<div class="row">item</div>', 4)
+for i = from, to - 1 do
+  local kind = i % 100
+  if kind == 0 then
+    redis.call('SET', 'orders:' .. i, string.format('%040x', i), 'PX', 7200000)
+  elseif kind <= 35 then
+    redis.call('SET', 'cache:page:' .. i, page .. i, 'EX', 7200)
+  elseif kind <= 45 then
+    redis.call('SET', 'orders:' .. i .. ':view', '{"id":' .. i .. ',"status":"open"}', 'EX', 7200)
+  elseif kind <= 75 then
+    redis.call('HSET', 'user:' .. i, 'name', 'user ' .. i, 'email', 'u' .. i .. '@example.com', 'plan', 'pro', 'createdAt', '2026-01-01')
+  elseif kind <= 90 then
+    redis.call('SET', 'session:' .. string.format('%08x', i * 2654435761 % 4294967296) .. i, '{"user":' .. i .. ',"csrf":"abc"}', 'EX', 7200)
+  elseif kind <= 96 then
+    redis.call('ZADD', 'feed:' .. i, 1, 'a', 2, 'b', 3, 'c', 4, 'd')
+  else
+    redis.call('RPUSH', 'queue:jobs:' .. i, 'job-1', 'job-2', 'job-3')
+  end
+end
+return to - from`;
+const SCRIPT_CHUNK = 20_000;
+
+/** `count` keys per node of APP_KEYS_SCRIPT's mix (1% locks): returns the lock keys per node. */
+export async function seedAppKeys(admins: readonly Redis[], count: number): Promise<number> {
+  await Promise.all(
+    admins.map(async (admin) => {
+      for (let start = 0; start < count; start += SCRIPT_CHUNK)
+        await admin.eval(APP_KEYS_SCRIPT, 0, start, Math.min(count, start + SCRIPT_CHUNK));
+    }),
+  );
+  return Math.ceil(count / 100);
+}

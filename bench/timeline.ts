@@ -78,7 +78,7 @@ try {
       });
     });
     const writtenAt = performance.now();
-    await Promise.all(admins.map((admin) => admin.set(resource, "v".repeat(40), "PX", 2_000)));
+    await Promise.all(admins.map((admin) => admin.set(resource, "b".repeat(40), "PX", 2_000)));
     latenciesMs.push((await arrived) - writtenAt);
     await Promise.all(admins.map((admin) => admin.del(resource)));
   }
