@@ -64,7 +64,9 @@ describe("a walk of every key in slices", () => {
       (low) => keys.keys(low),
       (key) => {
         visited.push(key);
-        for (let spin = 0; spin < 200; spin += 1) Math.sqrt(spin); // some work per key
+        // ≥ 5 µs of work per key: 50,000 keys take ≥ 250 ms, many 8 ms slices on any machine.
+        const until = performance.now() + 0.005;
+        while (performance.now() < until);
       },
     );
     expect(visited.length).toBeLessThan(LOCKS);
@@ -80,9 +82,15 @@ describe("a walk of every key in slices", () => {
     const walk = new KeyWalk();
     let first = 0;
     let second = 0;
+    // Each visit of the first walk takes ≥ 20 µs, so its first slice (8 ms) cannot cover 50,000 keys
+    // however fast the machine: it is still running when the second starts.
     walk.start(
       (low) => keys.keys(low),
-      () => (first += 1),
+      () => {
+        const until = performance.now() + 0.02;
+        while (performance.now() < until);
+        first += 1;
+      },
     );
     walk.start(
       (low) => keys.keys(low),
