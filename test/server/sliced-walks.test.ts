@@ -16,6 +16,16 @@ const T0 = 1_700_000_000_000;
 const LOCKS = 50_000;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/**
+ * Some work per key, at least 2 µs of wall clock: a 50,000-key walk then takes ≥ 100 ms, a dozen
+ * 8 ms slices at least. (A loop of unused Math.sqrt calls was optimised away once hot: the walk
+ * then ended in one more slice, and "several turns" failed now and then.)
+ */
+function workPerKey(): void {
+  const until = performance.now() + 0.002;
+  while (performance.now() < until);
+}
+
 async function untilDone(walk: KeyWalk): Promise<number> {
   let turns = 0;
   for (; walk.active; turns += 1) await nextTurn();
@@ -64,7 +74,7 @@ describe("a walk of every key in slices", () => {
       (low) => keys.keys(low),
       (key) => {
         visited.push(key);
-        for (let spin = 0; spin < 200; spin += 1) Math.sqrt(spin); // some work per key
+        workPerKey();
       },
     );
     expect(visited.length).toBeLessThan(LOCKS);
@@ -108,7 +118,7 @@ describe("the live index's re-fold when a node comes or goes", () => {
         nodeKeys: () => [[...rowKeys.keys()], nodeKeys],
         update: (key: string) => {
           updates.push(key);
-          for (let spin = 0; spin < 200; spin += 1) Math.sqrt(spin);
+          workPerKey();
         },
       },
     };
@@ -146,7 +156,7 @@ describe("every key in slices, awaited", () => {
       (low) => keys.keys(low),
       (key) => {
         if (key === `lock:${LOCKS - 1}`) throw new Error("unreadable");
-        for (let spin = 0; spin < 200; spin += 1) Math.sqrt(spin);
+        workPerKey();
       },
     );
     await expect(failing).rejects.toThrow("unreadable");
