@@ -29,13 +29,17 @@ export interface Hold {
   expiresAtMs: number;
   /** The most contenders seen waiting during the hold. */
   waiters: number;
-  /** Per node, why it lost the value, once it did. */
-  readonly causes: Array<RemovalCause | undefined>;
+  /**
+   * Per node, why it lost the value, once it did. Until the first loss, a frozen array shared by
+   * every hold (noLosses); the first loss replaces it with the hold's own (recordNodeChange).
+   */
+  causes: Array<RemovalCause | undefined>;
   /**
    * Per node, whether it was read holding the value: only such a node can lose it. A node that
-   * held another value when the hold began, and is read after the others, lost nothing.
+   * held another value when the hold began, and is read after the others, lost nothing. Held on
+   * every node (nearly every hold, once all nodes are read), a frozen array shared by every hold.
    */
-  readonly heldOn: boolean[];
+  heldOn: boolean[];
   /** Set when the value is a force-release's tombstone: a reservation, not a hold. */
   readonly tombstone: Tombstone | null;
 }
@@ -63,6 +67,16 @@ export type EndKind = Extract<
 const expiresAtOf = (read: IndexedState) => read.expiresAtMs;
 
 /**
+ * The per-node arrays most holds share, frozen, by node count: no loss yet, and held on every node.
+ * A hold of its own per node and per hold cost ~16 MB at 100k locks × 5 nodes (two arrays of five
+ * per hold) to say nothing; a write to a shared one throws (modules are strict), so none is missed.
+ */
+const noLosses: Array<RemovalCause | undefined>[] = [];
+const heldEverywhere: boolean[][] = [];
+const sharedArray = <T>(cache: T[][], nodes: number, fill: T): T[] =>
+  (cache[nodes] ??= Object.freeze(new Array<T>(nodes).fill(fill)) as T[]);
+
+/**
  * A quorum expiry as the hold keeps it: Infinity for none, so that "later" is a plain comparison;
  * 0 when fewer than a quorum hold the value, which the callers rule out (they ask on a majority).
  */
@@ -83,10 +97,16 @@ export function majorityHold(reads: Reads, quorumSize: number, nowMs: number): H
     sinceMs: tombstone?.at ?? owner?.acquiredAt ?? nowMs,
     expiresAtMs: asInstant(quorumExpiry(majority.holders.map(expiresAtOf), quorumSize)),
     waiters: waitersOf(reads).count,
-    causes: reads.map(() => undefined),
-    heldOn: reads.map((read) => read?.value === first.value),
+    causes: sharedArray(noLosses, reads.length, undefined),
+    heldOn: heldOnOf(reads, first.value),
     tombstone,
   };
+}
+
+/** Which of `reads` hold `value`: the shared array when all do. */
+function heldOnOf(reads: Reads, value: string): boolean[] {
+  const heldOn = reads.map((read) => read?.value === value);
+  return heldOn.includes(false) ? heldOn : sharedArray(heldEverywhere, reads.length, true);
 }
 
 /**
@@ -115,9 +135,16 @@ export function recordNodeChange(
   nodeIndex: number,
   cause: RemovalCause | undefined,
 ): void {
-  if (nodeIndex >= 0 && read?.value === hold.value) hold.heldOn[nodeIndex] = true;
+  if (nodeIndex >= 0 && read?.value === hold.value && !hold.heldOn[nodeIndex]) {
+    hold.heldOn[nodeIndex] = true;
+    // The last node read holding it: back to the shared array.
+    if (!hold.heldOn.includes(false))
+      hold.heldOn = sharedArray(heldEverywhere, hold.heldOn.length, true);
+  }
   const loss = lossCause(hold, read, nodeIndex, cause);
-  if (loss) hold.causes[nodeIndex] = loss;
+  if (!loss) return;
+  if (Object.isFrozen(hold.causes)) hold.causes = [...hold.causes];
+  hold.causes[nodeIndex] = loss;
 }
 
 /**
