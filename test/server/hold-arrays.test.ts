@@ -6,20 +6,11 @@
 import { describe, expect, it } from "vitest";
 import type { Reads } from "@/lib/server/locks/rows/live-index";
 import { majorityHold, recordNodeChange } from "@/lib/server/timeline/hold-fold";
+import { indexedState } from "./fixtures/indexed-state";
 
 type State = NonNullable<Reads[number]>;
 
-const state = (value: string): State => ({
-  value,
-  expiresAtMs: 9_000,
-  format: "string",
-  holdCount: null,
-  legacyOwner: null,
-  acquiredAtMs: null,
-  waiters: null,
-  generation: 0,
-  cut: null,
-});
+const state = (value: string): State => indexedState({ value, expiresAtMs: 9_000 });
 const onAll = (value: string): Reads => [state(value), state(value), state(value)];
 
 describe("the per-node arrays of holds", () => {

@@ -9,6 +9,7 @@ import {
   FiguresTally,
   type OwnershipFigures,
 } from "@/lib/server/locks/rows/ownership-figures";
+import { indexedState } from "./fixtures/indexed-state";
 
 type Reads = ReadonlyArray<IndexedState | null | undefined>;
 const LIMITS = { longHeldMs: 60_000, longWaitMs: 10_000, quorumSize: 3 };
@@ -53,18 +54,7 @@ function randomOf(seed: number): (below: number) => number {
   };
 }
 
-const state = (fields: Partial<IndexedState>): IndexedState => ({
-  value: "v",
-  expiresAtMs: -1,
-  format: "string",
-  holdCount: null,
-  legacyOwner: null,
-  acquiredAtMs: null,
-  waiters: null,
-  generation: 0,
-  cut: null,
-  ...fields,
-});
+const state = indexedState;
 
 function randomReads(random: (below: number) => number, nowMs: number): Reads {
   const acquiredAtMs = random(3) === 0 ? null : nowMs - random(120_000);

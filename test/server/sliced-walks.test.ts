@@ -11,6 +11,7 @@ import { refoldInSlices } from "@/lib/server/locks/rows/refold";
 import type { IndexedState } from "@/lib/server/locks/watch/node-store";
 import { eachKeyInSlices, KeyWalk } from "@/lib/server/locks/rows/key-walk";
 import { Timeline, type IndexView } from "@/lib/server/timeline/timeline";
+import { indexedState } from "./fixtures/indexed-state";
 
 const T0 = 1_700_000_000_000;
 const LOCKS = 50_000;
@@ -22,17 +23,7 @@ async function untilDone(walk: KeyWalk): Promise<number> {
   return turns;
 }
 
-const held = (value: string): IndexedState => ({
-  value,
-  expiresAtMs: T0 + 3_600_000,
-  format: "string",
-  holdCount: null,
-  legacyOwner: null,
-  acquiredAtMs: null,
-  waiters: null,
-  generation: 0,
-  cut: null,
-});
+const held = (value: string): IndexedState => indexedState({ value, expiresAtMs: T0 + 3_600_000 });
 
 /** Three nodes holding LOCKS locks, each on every node; `reads` counts the index's reads. */
 function fakeIndex() {
