@@ -15,7 +15,7 @@ import {
   waitersKey,
 } from "@redlock-console/redlock";
 import { SESSION_ID } from "../../sessions/session-keys";
-import { boundLabels } from "./read-key";
+import { boundOwner } from "./read-key";
 import { decodeTombstone } from "./tombstone";
 
 /** A 1.x owner entry's labels JSON is read up to this many bytes (longer: no labels shown). */
@@ -127,14 +127,10 @@ const wholeNumber = (text: unknown): number | null => {
 export function ownerOfValue(value: string): OwnerInfo | null {
   const owner = decodeValue(value)?.owner;
   return owner
-    ? {
-        ...boundLabels(
-          Object.entries(owner.labels).map(([name, text]) => [name, text, text.length]),
-        ),
-        acquiredAt: owner.acquiredAt,
-        ttlMs: owner.ttlMs ?? null,
-        extensions: null,
-      }
+    ? boundOwner(
+        Object.entries(owner.labels).map(([name, text]) => [name, text, text.length]),
+        { acquiredAt: owner.acquiredAt, ttlMs: owner.ttlMs ?? null, extensions: null },
+      )
     : null;
 }
 
@@ -169,12 +165,10 @@ export function parseOwnerReply(reply: unknown): OwnerInfo | null {
   const acquiredAt = wholeNumber(acquiredAtText);
   if (acquiredAt === null) return null;
   const labels = Object.entries(parseLabels(labelsText) ?? {});
-  return {
-    ...boundLabels(labels.map(([name, text]) => [name, text, text.length])),
-    acquiredAt,
-    ttlMs: null,
-    extensions: wholeNumber(extensionsText) ?? 0,
-  };
+  return boundOwner(
+    labels.map(([name, text]) => [name, text, text.length]),
+    { acquiredAt, ttlMs: null, extensions: wholeNumber(extensionsText) ?? 0 },
+  );
 }
 
 /** readLock's waiters part. */

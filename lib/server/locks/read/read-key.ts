@@ -102,21 +102,29 @@ export const digestOfHex = (sha1Hex: string): string => `sha1:${sha1Hex.slice(0,
 export const digestOf = (value: string): string =>
   digestOfHex(createHash("sha1").update(value, "utf8").digest("hex"));
 
+/** What an owner says besides its labels. */
+type OwnerRest = Pick<OwnerInfo, "acquiredAt" | "ttlMs" | "extensions">;
+
 /**
- * Labels cut to LABEL_VALUE_MAX_CHARS (at most LABELS_MAX of them), with the original size of each
- * cut one in `truncatedLabels` (bytes when the node cut it, else characters).
+ * An owner with its labels cut to LABEL_VALUE_MAX_CHARS (at most LABELS_MAX of them), with the
+ * original size of each cut one in `truncatedLabels` (bytes when the node cut it, else characters).
+ * Written out field by field, never spread: V8 gives an object copied by a spread and then added to
+ * a hidden class of its own (~250 bytes each), and the timeline keeps one owner per hold.
  */
-export function boundLabels(
+export function boundOwner(
   entries: ReadonlyArray<readonly [name: string, value: string, size: number]>,
-): Pick<OwnerInfo, "labels" | "truncatedLabels"> {
+  { acquiredAt, ttlMs, extensions }: OwnerRest,
+): OwnerInfo {
   const labels: Record<string, string> = {};
-  const truncated: Record<string, number> = {};
+  let truncatedLabels: Record<string, number> | null = null;
   for (const [name, value, size] of entries.slice(0, LABELS_MAX)) {
     const shortName = name.slice(0, LABEL_VALUE_MAX_CHARS);
     labels[shortName] = value.slice(0, LABEL_VALUE_MAX_CHARS);
-    if (size > LABEL_VALUE_MAX_CHARS) truncated[shortName] = size;
+    if (size > LABEL_VALUE_MAX_CHARS) (truncatedLabels ??= {})[shortName] = size;
   }
-  return Object.keys(truncated).length > 0 ? { labels, truncatedLabels: truncated } : { labels };
+  return truncatedLabels
+    ? { labels, truncatedLabels, acquiredAt, ttlMs, extensions }
+    : { labels, acquiredAt, ttlMs, extensions };
 }
 
 /** The cut and the owner of a long value, from readKey's third element; null for a whole value. */
@@ -138,12 +146,11 @@ export function parseLongValue(
   if (whole(acquiredAt) === null) return { cut, owner: null, session: null };
   return {
     cut,
-    owner: {
-      ...boundLabels(entries),
+    owner: boundOwner(entries, {
       acquiredAt: whole(acquiredAt)!,
       ttlMs: (whole(ttlMs) ?? 0) > 0 ? whole(ttlMs) : null,
       extensions: null,
-    },
+    }),
     session: typeof session === "string" ? session : null,
   };
 }

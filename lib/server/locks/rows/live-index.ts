@@ -12,7 +12,13 @@ import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/a
 import type { ConsoleNode } from "../../node-registry";
 import type { FlagThresholds } from "./fold";
 import { foldIndexed } from "./fold-nodes";
-import { factsOf, FiguresTally, type OwnershipFigures, type RowFacts } from "./ownership-figures";
+import {
+  entryOf,
+  factsOf,
+  FiguresTally,
+  type OwnershipFigures,
+  type RowEntry,
+} from "./ownership-figures";
 import { rowState } from "./quorum";
 import { refoldInSlices } from "./refold";
 import { ClusterWatch } from "../watch/cluster-watch";
@@ -33,8 +39,6 @@ const STATES: readonly LockState[] = ["held", "partial", "conflict", "releasing"
 /** How often expired states are dropped when no page asks. */
 const SWEEP_INTERVAL_MS = 100;
 
-/** A row's state, with its metric facts when it has any (most plain locks have none). */
-type RowEntry = LockState | (RowFacts & { readonly state: LockState });
 const stateOfEntry = (entry: RowEntry) => (typeof entry === "string" ? entry : entry.state);
 const factsOfEntry = (entry: RowEntry | undefined) => (typeof entry === "object" ? entry : null);
 
@@ -263,7 +267,7 @@ export class LiveIndex {
     if (next === null) {
       if (entry !== undefined) this.#rows.delete(key);
     } else if (next !== previous || facts || typeof entry === "object") {
-      this.#rows.set(key, facts ? { ...facts, state: next } : next);
+      this.#rows.set(key, entryOf(next, facts));
     }
   }
 

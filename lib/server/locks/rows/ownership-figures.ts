@@ -5,6 +5,7 @@
  * rows that crossed a "long held / long wait" threshold since the last one. At 100k locks × 5
  * nodes a walk of every row took ~0.6 s, and ten scrapers in one tick stalled the server seconds.
  */
+import type { LockState } from "@/lib/api";
 import { BTree } from "./btree";
 import type { IndexedState } from "../watch/node-store";
 import { waitersOf } from "./quorum";
@@ -34,6 +35,24 @@ export interface RowFacts {
   /** The oldest waiter's arrival, epoch ms. */
   readonly waitSinceMs: number | null;
 }
+
+/** A row's state, with its metric facts when it has any (most plain locks have none). */
+export type RowEntry = LockState | (RowFacts & { readonly state: LockState });
+
+/**
+ * A row's entry, written out rather than spread from its facts: V8 gives an object copied by a
+ * spread and then added to a hidden class of its own (~250 bytes per row that has facts).
+ */
+export const entryOf = (state: LockState, facts: RowFacts | null): RowEntry =>
+  facts
+    ? {
+        heldSinceMs: facts.heldSinceMs,
+        noTtl: facts.noTtl,
+        waiting: facts.waiting,
+        waitSinceMs: facts.waitSinceMs,
+        state,
+      }
+    : state;
 
 /** A row's facts from its per-node reads (unreachable nodes are undefined, as in the rows). */
 export function factsOf(
