@@ -1,11 +1,14 @@
 /**
  * A hold's per-node arrays cost nothing until they say something: holds read on every node, with
  * no loss yet (nearly all of 100k locks × 5 nodes), share one frozen array for each, and a change
- * gives a hold its own copy without touching the others'. No Redis: hand-built reads, three nodes.
+ * gives a hold its own copy without touching the others'. Nor does a hold keep the owner its value
+ * carries. No Redis: hand-built reads, three nodes.
  */
 import { describe, expect, it } from "vitest";
 import type { Reads } from "@/lib/server/locks/rows/live-index";
-import { majorityHold, recordNodeChange } from "@/lib/server/timeline/hold-fold";
+import { encodeValue } from "@/lib/redlock/value";
+import { ownerOfValue } from "@/lib/server/locks/read/ownership";
+import { majorityHold, ownerOf, recordNodeChange } from "@/lib/server/timeline/hold-fold";
 import { indexedState } from "./fixtures/indexed-state";
 
 type State = NonNullable<Reads[number]>;
@@ -39,5 +42,14 @@ describe("the per-node arrays of holds", () => {
     expect(a.heldOn).toBe(b.heldOn);
     recordNodeChange(a, null, 2, "evicted");
     expect(a.causes).toEqual([undefined, undefined, "evicted"]);
+  });
+
+  it("keep no owner an rl1: value carries: it is decoded from the value when a transition asks", () => {
+    const value = encodeValue("ab".repeat(20), '{"service":"billing"}', 4_200, 30_000);
+    const hold = majorityHold(onAll(value), 2, 5_000)!;
+    expect(hold.ownerApart).toBeNull();
+    expect(hold.sinceMs).toBe(4_200);
+    expect(ownerOf(hold)).toEqual(ownerOfValue(value));
+    expect(ownerOf(hold)?.labels).toEqual({ service: "billing" });
   });
 });

@@ -17,6 +17,7 @@ import {
   holdEnd,
   lossCause,
   majorityHold,
+  ownerOf,
   recordNodeChange,
   type ForceMark,
   type Hold,
@@ -65,7 +66,7 @@ const a = (expiresAtMs: number) => state("a", expiresAtMs);
  */
 const hold = (causes: Cause[], expiresAtMs = 10_000, heldOn = [true, true, true]): Hold => ({
   value: "a",
-  owner: null,
+  ownerApart: null,
   sinceMs: 1_000,
   expiresAtMs,
   waiters: 0,
@@ -187,7 +188,7 @@ describe("the hold read from the nodes at 5,000", () => {
     ["on two: valid until the 2nd latest", [a(9_000), a(8_000), absent], { expiresAtMs: 8_000 }],
     ["on three: the 2nd latest", [a(9_000), a(7_000), a(8_000)], { expiresAtMs: 8_000 }],
     ["without a TTL on two", [a(-1), a(-1), a(8_000)], { expiresAtMs: NEVER }],
-    ["no owner: since now", [a(9_000), a(9_000), down], { owner: null, sinceMs: 5_000 }],
+    ["no owner: since now", [a(9_000), a(9_000), down], { ownerApart: null, sinceMs: 5_000 }],
     ["no loss yet", [a(9_000), a(9_000), down], { causes: [K, K, K] }],
     ["on one node only", [a(9_000), absent, down], null],
     ["a conflict without a majority", [a(9_000), state("b", 9_000), absent], null],
@@ -205,7 +206,11 @@ describe("the hold read from the nodes at 5,000", () => {
       state("a", 9_000, { waiters: waiting(3) }),
       absent,
     ];
-    expect(majorityHold(reads, 2, 5_000)).toMatchObject({ owner, sinceMs: 4_200, waiters: 3 });
+    expect(majorityHold(reads, 2, 5_000)).toMatchObject({
+      ownerApart: owner,
+      sinceMs: 4_200,
+      waiters: 3,
+    });
   });
 });
 
@@ -246,13 +251,15 @@ describe("the hold of 'a' when a force-release's tombstone is on the nodes", () 
   });
 
   it("reads a tombstone on a majority as a reservation since it was laid, owned by nobody yet", () => {
-    expect(majorityHold([t(9_000), t(8_000), absent], 2, 7_000)).toMatchObject({
+    const reservation = majorityHold([t(9_000), t(8_000), absent], 2, 7_000)!;
+    expect(reservation).toMatchObject({
       value: tombstoneOf("a"),
-      owner: null,
+      ownerApart: null,
       sinceMs: 6_000,
       expiresAtMs: 8_000,
       tombstone: { ...alice, token: expect.stringMatching(/^[0-9a-f]{40}$/) },
     });
+    expect(ownerOf(reservation)).toBeNull();
   });
 });
 
@@ -282,7 +289,7 @@ describe("how a reservation laid at 6,000, valid until 9,000, ended", () => {
 
 describe("a force-release with a tombstone, transition by transition", () => {
   const owner = { labels: { service: "billing" }, acquiredAt: 1_000, ttlMs: 9e3, extensions: 0 };
-  const held: Hold = { ...hold([U, U, K]), owner };
+  const held: Hold = { ...hold([U, U, K]), ownerApart: owner };
   const reads: Reads = [t(9_000), t(9_000), a(10_000)];
 
   it("ends the hold as force-released, then reserves the lock in its owner's name", () => {

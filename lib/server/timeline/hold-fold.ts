@@ -22,7 +22,12 @@ const EXTENSION_MIN_MS = 250;
 
 export interface Hold {
   readonly value: string;
-  readonly owner: OwnerInfo | null;
+  /**
+   * An owner the value does not carry: a 1.x owner entry's or a cut value's, or for a reservation
+   * the owner of the hold its tombstone replaced; null otherwise. An `rl1:` value's owner is decoded
+   * when a transition needs it (ownerOf), not kept per hold: ~150 bytes each at 100k holds.
+   */
+  readonly ownerApart: OwnerInfo | null;
   /** When the hold began: its owner's acquiredAt, else when it reached a majority (a reservation: when its tombstone was laid). */
   readonly sinceMs: number;
   /** The quorum-th latest expiry of the value (console clock); Infinity without a TTL. */
@@ -92,7 +97,7 @@ export function majorityHold(reads: Reads, quorumSize: number, nowMs: number): H
   const owner = tombstone ? null : (first.legacyOwner ?? ownerOfValue(first.value));
   return {
     value: first.value,
-    owner,
+    ownerApart: tombstone ? null : first.legacyOwner,
     // A reservation begins when the console laid it: its `at`.
     sinceMs: tombstone?.at ?? owner?.acquiredAt ?? nowMs,
     expiresAtMs: asInstant(quorumExpiry(majority.holders.map(expiresAtOf), quorumSize)),
@@ -102,6 +107,10 @@ export function majorityHold(reads: Reads, quorumSize: number, nowMs: number): H
     tombstone,
   };
 }
+
+/** The owner of `hold`: kept apart, or decoded from its value (none for a reservation's own). */
+export const ownerOf = (hold: Pick<Hold, "value" | "ownerApart" | "tombstone">): OwnerInfo | null =>
+  hold.ownerApart ?? (hold.tombstone ? null : ownerOfValue(hold.value));
 
 /** Which of `reads` hold `value`: the shared array when all do. */
 function heldOnOf(reads: Reads, value: string): boolean[] {

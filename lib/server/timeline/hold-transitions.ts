@@ -6,7 +6,7 @@
  */
 import type { OwnerInfo } from "@/lib/api";
 import type { Reads } from "../locks/rows/live-index";
-import { holdEnd, marks, type ForceMark, type Hold, type Tombstone } from "./hold-fold";
+import { holdEnd, marks, ownerOf, type ForceMark, type Hold, type Tombstone } from "./hold-fold";
 import { replacingTombstone, reservationEnd } from "./reservation";
 import type { TransitionFields } from "./session-checks";
 import {
@@ -50,8 +50,8 @@ export function endOf(
   nowMs: number,
   nodeIds: readonly string[] = [],
 ): Ended {
-  const { value, owner, waiters } = hold;
-  const base = { resource: key, at: nowMs, value, owner, waiters };
+  const { value, waiters } = hold;
+  const base = { resource: key, at: nowMs, value, owner: ownerOf(hold), waiters };
   if (hold.tombstone) {
     const end = reservationEnd({ ...hold, tombstone: hold.tombstone }, mark, nowMs);
     const summary = {
@@ -103,7 +103,7 @@ export const extendedOf = (key: string, hold: Hold, nowMs: number): TransitionFi
   resource: key,
   at: nowMs,
   value: hold.value,
-  owner: hold.owner,
+  owner: ownerOf(hold),
   heldMs: nowMs - hold.sinceMs,
   waiters: hold.waiters,
 });
@@ -124,11 +124,11 @@ export function startOf(
   const { tombstone } = next;
   if (tombstone) {
     const replaced = ended?.tombstone?.token === tombstone.token ? ended.hold : null;
-    const owner = replaced?.owner ?? null;
+    const owner = replaced && ownerOf(replaced);
     const { by, reason, auditId } = tombstone;
     const summary = releasingWords(next.expiresAtMs - nowMs);
     return {
-      hold: { ...next, owner },
+      hold: { ...next, ownerApart: owner },
       fields: { ...base, kind: "releasing", owner, by, reason, auditId, summary },
     };
   }
@@ -136,5 +136,5 @@ export function startOf(
     expired && expired.value !== next.value
       ? { value: expired.value, owner: expired.owner, expiredAt: expired.at }
       : null;
-  return { hold: next, fields: { ...base, kind: "acquired", owner: next.owner, afterExpired } };
+  return { hold: next, fields: { ...base, kind: "acquired", owner: ownerOf(next), afterExpired } };
 }

@@ -27,7 +27,7 @@ import { Coverage } from "./coverage";
 import { Episodes } from "./episodes";
 import { BriefHolds } from "./brief-holds";
 import { ForceMarks } from "./force-marks";
-import { extendedTo, majorityHold, recordNodeChange, type Hold } from "./hold-fold";
+import { extendedTo, majorityHold, ownerOf, recordNodeChange, type Hold } from "./hold-fold";
 import { Reseed, type HoldSource } from "./reseed";
 import { endOf, extendedOf, startOf, type Ended, type ExpiredHold } from "./hold-transitions";
 import { SessionChecks, type SessionReader, type TransitionFields } from "./session-checks";
@@ -167,7 +167,7 @@ export class Timeline implements IndexObserver {
         resource: key,
         at: nowMs,
         value: hold?.value ?? null,
-        owner: hold?.owner ?? null,
+        owner: hold ? ownerOf(hold) : null,
         nodeIds: [this.#index.nodeIds[nodeIndex]!],
       });
     }
@@ -264,7 +264,11 @@ export class Timeline implements IndexObserver {
     const { kind } = ended.fields;
     // Ran out or evicted, not released: its holder may still act, so the next holder is flagged.
     if (kind === "expired" || kind === "evicted")
-      this.#expired.set(key, { value: hold.value, owner: hold.owner, at: ended.endMs });
+      this.#expired.set(key, {
+        value: hold.value,
+        owner: ended.fields.owner ?? null,
+        at: ended.endMs,
+      });
     if (kind !== "expired") {
       this.#emit(ended.fields);
       return ended;
