@@ -2,7 +2,8 @@
  * What the node store keeps per lock per node: the IndexedState every reader sees, and its compact
  * implementation (node-store.ts creates them).
  */
-import type { LockFormat, OwnerInfo, WaitersSummary } from "@/lib/api";
+import { lockFormatSchema, type LockFormat, type OwnerInfo, type WaitersSummary } from "@/lib/api";
+import { decodeValue, VALUE_FORMAT_PREFIX } from "@redlock-console/redlock";
 import type { NodeKeyState } from "../read/key-state";
 import type { ValueCut } from "../read/read-key";
 import type { WaiterRef } from "../read/waiter-list";
@@ -13,7 +14,7 @@ import type { WaiterRef } from "../read/waiter-list";
  * they are boxed again: same values, more bytes.
  */
 const BASE_MS = Date.now();
-const sinceBase = (epochMs: number | null) => (epochMs === null ? null : epochMs - BASE_MS);
+const sinceBase = (epochMs: number) => epochMs - BASE_MS;
 const fromBase = (offsetMs: number | null) => (offsetMs === null ? null : offsetMs + BASE_MS);
 
 /**
@@ -52,28 +53,54 @@ export interface IndexedState {
   readonly waiterList?: readonly WaiterRef[] | null;
 }
 
+/** The formats in the order `#meta` numbers them. */
+const FORMATS = lockFormatSchema.options;
+
+/**
+ * When a value of this library (`rl1:<token>:{"acquiredAt":…`) was acquired: read at the place the
+ * library writes it, else (another writer's key order) from the whole decoded value.
+ */
+function acquiredAtOfValue(value: string): number | null {
+  const at = JSON_START + ACQUIRED_AT_FIELD.length;
+  if (value.startsWith(ACQUIRED_AT_FIELD, JSON_START)) {
+    const digits = /^\d{1,16}(?=[,}])/.exec(value.slice(at, at + 17))?.[0];
+    if (digits) return Number(digits);
+  }
+  return decodeValue(value)?.owner.acquiredAt ?? null;
+}
+/** Where the JSON of a value `rl1:<40-hex token>:{…}` begins. */
+const JSON_START = VALUE_FORMAT_PREFIX.length + 40 + 1;
+const ACQUIRED_AT_FIELD = '{"acquiredAt":';
+
 /**
  * The store's IndexedState, compact as there is one per lock per node (500,000 at 100k locks on
- * five nodes; 72 bytes each, 104 before): a 2.x owner is decoded from the value only when a row is
- * shown; the rare fields share one object, null for most locks.
+ * five nodes; 56 bytes each, 104 before): a 2.x owner is decoded from the value only when a row is
+ * shown, and its acquiredAt read from the value when asked; the format, the generation and whether
+ * the value carries its owner share one small integer; the rare fields share one object, null for
+ * most locks.
  */
 export class StoredState implements IndexedState {
   readonly value: string;
-  readonly format: LockFormat;
-  readonly generation: number;
+  /** ((generation × formats) + format) × 2 + 1 when the value carries its owner (an rl1: value). */
+  readonly #meta: number;
   /** expiresAtMs after BASE_MS; null: no TTL. */
   readonly #expiresAt: number | null;
-  /** acquiredAtMs after BASE_MS, or null. */
-  readonly #acquiredAt: number | null;
   readonly #rare: RareFields | null;
 
   constructor(read: NodeKeyState, expiresAtMs: number, value: string, generation: number) {
     this.value = value;
-    this.format = read.format;
-    this.generation = generation;
-    this.#expiresAt = expiresAtMs < 0 ? null : sinceBase(expiresAtMs);
-    this.#acquiredAt = sinceBase(read.owner?.acquiredAt ?? null);
     this.#rare = rareFieldsOf(read);
+    const ownerInValue = read.owner != null && this.#rare?.legacyOwner == null;
+    this.#meta = (generation * FORMATS.length + FORMATS.indexOf(read.format)) * 2 + +ownerInValue;
+    this.#expiresAt = expiresAtMs < 0 ? null : sinceBase(expiresAtMs);
+  }
+
+  get format(): LockFormat {
+    return FORMATS[(this.#meta >> 1) % FORMATS.length]!;
+  }
+
+  get generation(): number {
+    return Math.floor((this.#meta >> 1) / FORMATS.length);
   }
 
   get expiresAtMs(): number {
@@ -81,7 +108,8 @@ export class StoredState implements IndexedState {
   }
 
   get acquiredAtMs(): number | null {
-    return fromBase(this.#acquiredAt);
+    if (this.#meta & 1) return acquiredAtOfValue(this.value);
+    return this.#rare?.legacyOwner?.acquiredAt ?? null;
   }
 
   get holdCount(): number | null {
