@@ -4,7 +4,8 @@
  * (URLs in argv[2], comma-separated), then ten clients scrape the metrics back to back as
  * `/api/metrics` does while the event loop's delay is sampled, and one caller asks for the health
  * report every 50 ms as a load balancer would. Prints its figures as one line of JSON.
- * MEMORY_HEAP_SNAPSHOT=<file> also writes a heap snapshot of the listed index (for bench/heap-top.ts).
+ * MEMORY_HEAP_SNAPSHOT=<file> also writes a heap snapshot of the listed index (for bench/heap-top.ts),
+ * MEMORY_SETTLE_MS after the listing (default 500: the timeline's re-read may still be under way).
  */
 import { register } from "node:module";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
@@ -32,6 +33,9 @@ const sampler = setInterval(() => {
   peakRssBytes = Math.max(peakRssBytes, process.memoryUsage.rss());
 }, 20);
 
+// As the production server does at boot (boot.ts): CONSOLE_HEAP_MODE=default for V8's own sizing.
+const { applyHeapMode } = await import("@/lib/server/heap-mode");
+applyHeapMode(process.env.CONSOLE_HEAP_MODE === "default" ? "default" : "compact");
 const { createConsole } = await import("@/lib/server/console");
 const { configFor } = await import("@/lib/server/config");
 const loaded = settledRssMb();
@@ -44,7 +48,7 @@ const ctx = createConsole(
 await ctx.index.sync();
 const listingS = (performance.now() - listingStartedAt) / 1000;
 // The timeline seeds its holds on its next tick once the index is whole.
-await sleep(500);
+await sleep(Number(process.env.MEMORY_SETTLE_MS ?? 500));
 const listed = settledRssMb();
 const memory = process.memoryUsage();
 const heap = getHeapStatistics();

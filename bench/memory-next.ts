@@ -1,9 +1,10 @@
 /**
  * The production server's memory and stalls: `next start` (run `next build` first) on masters you
  * started and seeded (`npx tsx bench/memory-next.ts <REDLOCK_NODES> [LOCK_MATCH]`). Waits until the
- * index is whole, then reports the server's RSS (the Next.js process), and while ten clients
- * scrape `/api/metrics` back to back, `/api/health` latency every 50 ms and the server's own
- * event-loop delay (the largest `nodejs_eventloop_lag_p99/max` any scrape reported).
+ * index is whole, then reports the server's RSS (the Next.js process) 3 s and 30 s later with its V8
+ * heap then, and while ten clients scrape `/api/metrics` back to back, `/api/health` latency every
+ * 50 ms and the server's own event-loop delay (the largest `nodejs_eventloop_lag_p99/max` any
+ * scrape reported). BENCH_NODE_ARGS: flags for the server's node (e.g. `--max-semi-space-size=8`).
  * `LOCK_MATCH=none:*` gives the baseline: the same server and nodes, no locks.
  */
 import { spawn } from "node:child_process";
@@ -28,14 +29,19 @@ const env = {
   // Ten scrapers from one address: above the per-client read limit otherwise.
   CONSOLE_READ_LIMIT_PER_S: "100000",
 };
-const server = spawn(process.execPath, [NEXT_CLI, "start", "-p", String(port), "-H", "127.0.0.1"], {
-  env: {
-    ...env,
-    CONSOLE_ADMIN_TOKEN: randomBytes(32).toString("hex"),
-    NEXT_TELEMETRY_DISABLED: "1",
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+const server = spawn(
+  process.execPath,
+  [...nodeArgs, NEXT_CLI, "start", "-p", String(port), "-H", "127.0.0.1"],
+  {
+    env: {
+      ...env,
+      CONSOLE_ADMIN_TOKEN: randomBytes(32).toString("hex"),
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+    stdio: ["ignore", "ignore", "inherit"],
   },
-  stdio: ["ignore", "ignore", "inherit"],
-});
+);
 
 /** RSS of the server and its children, MB (Next may fork a worker). */
 function rssMb(): number {
@@ -62,8 +68,27 @@ try {
     if (body?.nodes.every((node) => node.index?.mode === "watching")) break;
     await sleep(1_000);
   }
+  // Early: the first listing's garbage is still on the heap. Idle: 30 s on, once V8 has had time
+  // to collect it (its memory reducer acts ~8 s after the last full collection).
   await sleep(3_000);
+  const earlyRssMb = rssMb();
+  await sleep(27_000);
   const idleRssMb = rssMb();
+  const idleMetrics = await (await fetch(`${base}/api/metrics`)).text();
+  /** The server's V8 heap, MB: used / committed, in all and per space (its own metrics). */
+  const heapMb = (name: string) => Math.round(gauge(idleMetrics, name) / 1e5) / 10;
+  const idleHeap = {
+    usedMb: heapMb("redlock_console_nodejs_heap_size_used_bytes"),
+    committedMb: heapMb("redlock_console_nodejs_heap_size_total_bytes"),
+    externalMb: heapMb("redlock_console_nodejs_external_memory_bytes"),
+    spaces: Object.fromEntries(
+      [
+        ...idleMetrics.matchAll(
+          /^redlock_console_nodejs_heap_space_size_(used|total)_bytes\{space="(\w+)"\} (\S+)$/gm,
+        ),
+      ].map(([, kind, space, bytes]) => [`${space}.${kind}`, Math.round(Number(bytes) / 1e5) / 10]),
+    ),
+  };
   const locks = (await (await fetch(`${base}/api/locks?limit=1`)).json()) as { total?: number };
   let peakRssMb = idleRssMb;
   let lagP99S = 0;
@@ -98,7 +123,7 @@ try {
   ]);
   clearInterval(sampler);
   process.stdout.write(
-    `${JSON.stringify({ lockMatch, locks: locks.total, idleRssMb, peakRssMb, lagP99Ms: lagP99S * 1000, lagMaxMs: lagMaxS * 1000, healthP50Ms: median(healthMs), healthP99Ms: percentile(healthMs, 99) })}\n`,
+    `${JSON.stringify({ lockMatch, locks: locks.total, earlyRssMb, idleRssMb, idleHeap, peakRssMb, lagP99Ms: lagP99S * 1000, lagMaxMs: lagMaxS * 1000, healthP50Ms: median(healthMs), healthP99Ms: percentile(healthMs, 99) })}\n`,
   );
 } finally {
   server.kill("SIGTERM");

@@ -1,5 +1,6 @@
 /** Fills the masters for the console scenarios: unrelated keys to scan past, and held locks. */
 import type { Redis } from "ioredis";
+import { encodeValue } from "@/lib/redlock/value";
 
 const BATCH = 1_000;
 
@@ -21,15 +22,27 @@ export async function seedOtherHashes(
   );
 }
 
-/** Locks `<prefix><from>` … `<prefix><to - 1>` on every node, each with its own 40-hex value, as a Redlock holder would. */
+/**
+ * Locks `<prefix><from>` … `<prefix><to - 1>` on every node, each with its own 40-hex value, as a
+ * Redlock holder would; `withOwner`: as this library writes them (`rl1:` with owner labels and a
+ * holder session), as a fleet of our library's callers would leave them.
+ */
 export async function seedLocks(
   admins: readonly Redis[],
   prefix: string,
   from: number,
   to: number,
   ttlMs: number,
+  withOwner = false,
 ): Promise<void> {
-  const value = (index: number) => index.toString(16).padStart(40, "0");
+  const acquiredAtMs = Date.now();
+  const value = (index: number) => {
+    const token = index.toString(16).padStart(40, "0");
+    if (!withOwner) return token;
+    const labels = { host: `web-${index % 40}`, pid: String(1000 + (index % 7)), service: "billing" };
+    const session = index.toString(16).padStart(32, "0");
+    return encodeValue(token, JSON.stringify(labels), acquiredAtMs, ttlMs, session);
+  };
   await Promise.all(
     admins.map(async (admin) => {
       for (let start = from; start < to; start += BATCH) {

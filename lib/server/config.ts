@@ -19,6 +19,9 @@ export { isClusterUrl, MIN_ADMIN_TOKEN_LENGTH } from "./config-vars";
 import { DEFAULT_READ_BYTES_PER_S } from "./locks/watch/budget";
 import { waitObjectivesVar, type WaitObjective } from "./wait-objectives-config";
 
+/** CONSOLE_HEAP_MODE (heap-mode.ts). */
+export type HeapMode = "compact" | "default";
+
 /**
  * Default of CONSOLE_SCAN_BUDGET_PER_S: keys per second per node. A key costs one whether SCAN visits
  * it (then reading it if it may be a lock is part of that) or a notification names it. At 25,000 a
@@ -53,6 +56,9 @@ const envSchema = z.object({
   CONSOLE_RESYNC_INTERVAL_MS: integerVar(1_000, 86_400_000).default(300_000),
   CONSOLE_ENABLE_KEYSPACE_EVENTS: booleanVar.default(false),
   CONSOLE_RESTORE_KEYSPACE_EVENTS: booleanVar.default(false),
+  CONSOLE_HEAP_MODE: z
+    .enum(["compact", "default"], { error: 'must be "compact" or "default"' })
+    .default("compact"),
   CONSOLE_SKIP_SHAPE_AFTER_READS: integerVar(0, 1_000_000_000).default(1_000),
   CONSOLE_SHAPE_SAMPLE_MS: integerVar(100, 3_600_000).default(1_000),
   CONSOLE_SESSION_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
@@ -114,6 +120,11 @@ export interface ConsoleConfig {
    * or the node card's action). Off by default: another console or application may rely on them.
    */
   readonly restoreKeyspaceEvents: boolean;
+  /**
+   * How V8 sizes the server's heap (heap-mode.ts): "compact" favours memory over speed, "default"
+   * leaves V8's own sizing (the heap may grow to ~4× what is live between full collections).
+   */
+  readonly heapMode: HeapMode;
   /**
    * With notifications on, a key shape (`orders:*:view`) read this many times without holding a lock
    * is no longer read on notifications (the resync still lists it); 0: every changed key is read.
@@ -223,6 +234,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     resyncIntervalMs: vars.CONSOLE_RESYNC_INTERVAL_MS,
     enableKeyspaceEvents: vars.CONSOLE_ENABLE_KEYSPACE_EVENTS,
     restoreKeyspaceEvents: vars.CONSOLE_RESTORE_KEYSPACE_EVENTS,
+    heapMode: vars.CONSOLE_HEAP_MODE,
     skipShapeAfterReads: vars.CONSOLE_SKIP_SHAPE_AFTER_READS,
     shapeSampleIntervalMs: vars.CONSOLE_SHAPE_SAMPLE_MS,
     sessionTtlS: vars.CONSOLE_SESSION_TTL_S,

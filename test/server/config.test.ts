@@ -59,6 +59,14 @@ describe("console configuration", () => {
     });
   });
 
+  it("sizes the heap compactly unless told CONSOLE_HEAP_MODE=default, refusing other modes", () => {
+    expect(parseConfig(valid).heapMode).toBe("compact");
+    expect(parseConfig({ ...valid, CONSOLE_HEAP_MODE: "default" }).heapMode).toBe("default");
+    expect(messageOf({ ...valid, CONSOLE_HEAP_MODE: "small" })).toContain(
+      'CONSOLE_HEAP_MODE: must be "compact" or "default"',
+    );
+  });
+
   it("lists every bad variable in one message", () => {
     const message = messageOf({
       REDLOCK_NODES: "http://wrong,redis://ok:1",
