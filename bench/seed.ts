@@ -39,7 +39,11 @@ export async function seedLocks(
   const value = (index: number) => {
     const token = index.toString(16).padStart(40, "0");
     if (!withOwner) return token;
-    const labels = { host: `web-${index % 40}`, pid: String(1000 + (index % 7)), service: "billing" };
+    const labels = {
+      host: `web-${index % 40}`,
+      pid: String(1000 + (index % 7)),
+      service: "billing",
+    };
     const session = index.toString(16).padStart(32, "0");
     return encodeValue(token, JSON.stringify(labels), acquiredAtMs, ttlMs, session);
   };
