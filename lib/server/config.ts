@@ -121,8 +121,8 @@ export interface ConsoleConfig {
    */
   readonly restoreKeyspaceEvents: boolean;
   /**
-   * How V8 sizes the server's heap (heap-mode.ts): "compact" favours memory over speed, "default"
-   * leaves V8's own sizing (the heap may grow to ~4× what is live between full collections).
+   * How V8 sizes the server's heap (heap-mode.ts): "compact" lets it grow to at most 2× what is live
+   * between full collections, "default" leaves V8's own sizing (up to ~4×).
    */
   readonly heapMode: HeapMode;
   /**

@@ -56,6 +56,10 @@ export interface IndexedState {
 /** The formats in the order `#meta` numbers them. */
 const FORMATS = lockFormatSchema.options;
 
+/** Where the JSON of a value `rl1:<40-hex token>:{…}` begins, and how the library begins it. */
+const JSON_START = VALUE_FORMAT_PREFIX.length + 40 + 1;
+const ACQUIRED_AT_FIELD = '{"acquiredAt":';
+
 /**
  * When a value of this library (`rl1:<token>:{"acquiredAt":…`) was acquired: read at the place the
  * library writes it, else (another writer's key order) from the whole decoded value.
@@ -68,9 +72,6 @@ function acquiredAtOfValue(value: string): number | null {
   }
   return decodeValue(value)?.owner.acquiredAt ?? null;
 }
-/** Where the JSON of a value `rl1:<40-hex token>:{…}` begins. */
-const JSON_START = VALUE_FORMAT_PREFIX.length + 40 + 1;
-const ACQUIRED_AT_FIELD = '{"acquiredAt":';
 
 /**
  * The store's IndexedState, compact as there is one per lock per node (500,000 at 100k locks on
