@@ -45,7 +45,13 @@ export {
   waitersKey,
   type AuxiliaryKind,
 } from "./keys";
-export { decodeValue, VALUE_FORMAT_PREFIX, wasExtended, type DecodedValue } from "./value";
+export {
+  acquiredAtOfValue,
+  decodeValue,
+  VALUE_FORMAT_PREFIX,
+  wasExtended,
+  type DecodedValue,
+} from "./value";
 export { OWNER_LABELS_MAX_BYTES } from "./owner";
 export { INSPECT_MAX_RESOURCES } from "./inspect";
 export {

@@ -47,6 +47,21 @@ export interface DecodedValue {
   readonly session?: string;
 }
 
+/**
+ * When the holder of a value written by this library acquired, without decoding the rest: read where
+ * encodeValue writes it, else (another writer's key order) from the decoded value; null for any other
+ * value. For readers that keep many values and ask often (the console's index).
+ */
+export function acquiredAtOfValue(value: string): number | null {
+  const at = JSON_START + ACQUIRED_AT_FIELD.length;
+  if (value.startsWith(VALUE_FORMAT_PREFIX) && value.startsWith(ACQUIRED_AT_FIELD, JSON_START)) {
+    const digits = /^\d{1,15}(?=[,}])/.exec(value.slice(at, at + 16))?.[0];
+    if (digits) return Number(digits);
+  }
+  return decodeValue(value)?.owner.acquiredAt ?? null;
+}
+const ACQUIRED_AT_FIELD = '{"acquiredAt":';
+
 /** What a value written by this library says; undefined for any other value (another library's). */
 export function decodeValue(value: string): DecodedValue | undefined {
   if (!value.startsWith(VALUE_FORMAT_PREFIX) || value[JSON_START - 1] !== ":") return undefined;

@@ -3,7 +3,7 @@
  * implementation (node-store.ts creates them).
  */
 import { lockFormatSchema, type LockFormat, type OwnerInfo, type WaitersSummary } from "@/lib/api";
-import { decodeValue, VALUE_FORMAT_PREFIX } from "@redlock-console/redlock";
+import { acquiredAtOfValue } from "@redlock-console/redlock";
 import type { NodeKeyState } from "../read/key-state";
 import type { ValueCut } from "../read/read-key";
 import type { WaiterRef } from "../read/waiter-list";
@@ -55,23 +55,6 @@ export interface IndexedState {
 
 /** The formats in the order `#meta` numbers them. */
 const FORMATS = lockFormatSchema.options;
-
-/** Where the JSON of a value `rl1:<40-hex token>:{…}` begins, and how the library begins it. */
-const JSON_START = VALUE_FORMAT_PREFIX.length + 40 + 1;
-const ACQUIRED_AT_FIELD = '{"acquiredAt":';
-
-/**
- * When a value of this library (`rl1:<token>:{"acquiredAt":…`) was acquired: read at the place the
- * library writes it, else (another writer's key order) from the whole decoded value.
- */
-function acquiredAtOfValue(value: string): number | null {
-  const at = JSON_START + ACQUIRED_AT_FIELD.length;
-  if (value.startsWith(ACQUIRED_AT_FIELD, JSON_START)) {
-    const digits = /^\d{1,16}(?=[,}])/.exec(value.slice(at, at + 17))?.[0];
-    if (digits) return Number(digits);
-  }
-  return decodeValue(value)?.owner.acquiredAt ?? null;
-}
 
 /**
  * The store's IndexedState, compact as there is one per lock per node (500,000 at 100k locks on
