@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
-import { E2E_PORT } from "./e2e/stack-file";
+import { E2E_STACKS, portOfStack } from "./e2e/stack-file";
 
 // Debian's chromium when installed (CI installs it with apt), otherwise Playwright's own download.
 const systemChromium = "/usr/bin/chromium";
@@ -17,14 +17,15 @@ const launchOptions = existsSync(systemChromium)
     }
   : {};
 
-const baseURL = `http://127.0.0.1:${E2E_PORT}`;
+const urlOfStack = (index: number) => `http://127.0.0.1:${portOfStack(index)}`;
 
 export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
   outputDir: "test-results",
-  // Tests share five masters and pause them: one at a time keeps them independent (and the CPU calm).
-  workers: 1,
+  // One worker per stack (e2e/stack-file.ts): specs pause and restart masters, so each worker has
+  // masters and a console of its own; within a worker, one spec at a time.
+  workers: E2E_STACKS,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
@@ -32,7 +33,7 @@ export default defineConfig({
   expect: { timeout: 10_000 },
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
   use: {
-    baseURL,
+    // No baseURL here: e2e/support/fixtures.ts gives each worker its own stack's.
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions,
@@ -49,14 +50,16 @@ export default defineConfig({
       use: { ...devices["Pixel 7"], launchOptions },
     },
   ],
-  webServer: {
-    // Five real redis-server masters plus `next start` (building first only when sources changed).
-    command: "npx tsx e2e/stack.ts",
-    url: `${baseURL}/api/health`,
+  // Five real redis-server masters plus `next start` per stack (building first only when sources
+  // changed; the stacks start one after another, so only the first builds).
+  webServer: Array.from({ length: E2E_STACKS }, (_, index) => ({
+    command: `npx tsx e2e/stack.ts`,
+    env: { E2E_STACK_INDEX: String(index) },
+    url: `${urlOfStack(index)}/api/health`,
     timeout: 300_000,
     reuseExistingServer: false,
-    stdout: "pipe",
-    stderr: "pipe",
-    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
-  },
+    stdout: "pipe" as const,
+    stderr: "pipe" as const,
+    gracefulShutdown: { signal: "SIGTERM" as const, timeout: 10_000 },
+  })),
 });

@@ -2,6 +2,7 @@ import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
 import { Providers } from "./providers";
 import { ReadOnlyBanner } from "./_shell/read-only-banner";
+import { BreakGlassBanner } from "./_shell/break-glass-banner";
 import { SessionMenu } from "./_shell/session-menu";
 import { SiteNav } from "./_shell/site-nav";
 import "./globals.css";
@@ -32,6 +33,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <SessionMenu />
           </header>
           <ReadOnlyBanner />
+          <BreakGlassBanner />
           <main id="main" className="page">
             {children}
           </main>

@@ -25,8 +25,8 @@ import { median, percentile } from "./stats";
 register("./server-only-hooks.mjs", import.meta.url);
 const { createConsole } = await import("@/lib/server/console");
 const { configFor } = await import("@/lib/server/config");
-const { NEEDED_EVENT_FLAGS } = await import("@/lib/server/locks/watch/event-flags");
-const { pageOf } = await import("@/lib/server/locks/rows/page");
+const { NEEDED_EVENT_FLAGS } = await import("@/lib/server/locks/watch/events/event-flags");
+const { pageOf } = await import("@/lib/server/locks/pages/page");
 
 const scale = process.env.BENCH_QUICK ? 0.1 : 1;
 const LOCKS = Math.round(50_000 * scale);

@@ -12,7 +12,10 @@ const only = process.env.BENCH_ONLY?.split(",");
 
 export const plan = {
   quick,
-  /** BENCH_ONLY=locks,paused,snapshot,busy,memory,polling runs only those sections (all by default). */
+  /**
+   * BENCH_ONLY=locks,paused,snapshot,busy,memory,polling,readers runs only those sections (all by
+   * default but readers: it runs only when named).
+   */
   sections: {
     locks: !only || only.includes("locks"),
     paused: !only || only.includes("paused"),
@@ -20,7 +23,14 @@ export const plan = {
     busy: !only || only.includes("busy"),
     memory: !only || only.includes("memory"),
     polling: !only || only.includes("polling"),
+    readers: only?.includes("readers") ?? false,
+    /** Semaphores vs redis-semaphore (bench/semaphore.ts). */
+    semaphore: !only || only.includes("semaphore"),
+    /** Only when named (BENCH_ONLY=overview-tab): it seeds 100,000 locks per master. */
+    overviewTab: Boolean(only?.includes("overview-tab")),
   },
+  /** Acquire/release pairs per second of semaphores at 1 and 64 callers (bench/semaphore.ts). */
+  semaphore: { warmupMs: quick ? 200 : 500, durationMs: loopMs(quick ? 800 : 2_000) },
   /** Rounds of the interleaved scenarios; medians over rounds are reported. */
   rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3)),
   /** Lock TTL of every scenario, ms (long enough never to expire mid-operation). */
@@ -84,6 +94,13 @@ export const plan = {
     lockCounts: quick ? [1_000, 10_000] : [1_000, 10_000, 50_000, 100_000],
     /** Clients scraping the metrics back to back, as `/api/metrics` serves them. */
     scrapers: 10,
+    scrapeWindowMs: quick ? 3_000 : 10_000,
+  },
+  /** Readers against the console (readers.ts): a page of locks, an anonymous burst, metrics scrapers. */
+  readers: {
+    lockCount: quick ? 10_000 : 50_000,
+    otherKeysPerNode: Number(process.env.BENCH_OTHER_KEYS ?? (quick ? 20_000 : 200_000)),
+    pageRounds: quick ? 20 : 50,
     scrapeWindowMs: quick ? 3_000 : 10_000,
   },
   /**

@@ -19,7 +19,7 @@ import type { WaiterRef } from "@/lib/server/locks/read/waiter-list";
 import type { Reads } from "@/lib/server/locks/rows/live-index";
 import type { NodeKeyState } from "@/lib/server/locks/read/key-state";
 import { ownerOfValue } from "@/lib/server/locks/read/ownership";
-import { StoredState } from "@/lib/server/locks/watch/indexed-state";
+import { StoredState } from "@/lib/server/locks/watch/store/indexed-state";
 import { median, percentile } from "./stats";
 
 const waiters = Number(process.argv[2] ?? 10_000);

@@ -84,6 +84,21 @@ const SHOWN: ReadonlyArray<[string, MetricSpec[]]> = [
       lower("healthP99Ms"),
     ],
   ],
+  [
+    "readers",
+    [
+      lower("pageP50Ms"),
+      lower("pageP90Ms"),
+      lower("pageAnonymousP90Ms"),
+      lower("pagesGcMaxMs"),
+      lower("burstMs"),
+      lower("burstZrangebyscore"),
+      lower("burstHealthP99Ms"),
+      lower("burstLockPageMaxMs"),
+      lower("scrapersHealthP99Ms"),
+      lower("scrapersLoopDelayP99Ms"),
+    ],
+  ],
 ];
 
 export function buildRows(medians: Medians): Row[] {

@@ -64,11 +64,46 @@ async function pollingCostOrError(urls: string[], admins: Redis[]) {
   }
 }
 
+/** The readers section (readers.ts); loaded only when it runs, as it loads lib/server and app/api. */
+async function readersOrError(urls: string[], admins: Redis[]): Promise<Medians> {
+  try {
+    const { consoleReaders } = await import("./readers");
+    return await consoleReaders(urls, admins);
+  } catch (error) {
+    console.error("[bench] readers section failed:", error);
+    return {};
+  }
+}
+
+/** The overview tab section (overview-tab.ts); loaded only when it runs, as it loads lib/server. */
+async function overviewTabOrError(urls: string[], admins: Redis[]) {
+  try {
+    const { overviewTab } = await import("./overview-tab");
+    return await overviewTab(urls, admins);
+  } catch (error) {
+    console.error("[bench] overview tab section failed:", error);
+    return null;
+  }
+}
+
+/** The semaphore section (semaphore.ts). */
+async function semaphoreOrError(urls: string[]) {
+  try {
+    const { semaphoreBench } = await import("./semaphore");
+    return await semaphoreBench(urls, { rounds: plan.rounds, ...plan.semaphore });
+  } catch (error) {
+    console.error("[bench] semaphore section failed:", error);
+    return [];
+  }
+}
+
 /** BENCH_RESULTS_FILE writes a partial run (BENCH_ONLY) elsewhere, keeping the last full run. */
 const RESULTS_FILE =
   process.env.BENCH_RESULTS_FILE ?? new URL("./results/latest.json", import.meta.url).pathname;
 const BUSY_RESULTS_FILE = new URL("./results/busy-app.json", import.meta.url).pathname;
 const POLLING_RESULTS_FILE = new URL("./results/polling-cost.json", import.meta.url).pathname;
+const OVERVIEW_TAB_RESULTS_FILE = new URL("./results/overview-tab.json", import.meta.url).pathname;
+const SEMAPHORE_RESULTS_FILE = new URL("./results/semaphore.json", import.meta.url).pathname;
 
 async function main(): Promise<void> {
   const startedMs = performance.now();
@@ -88,15 +123,21 @@ async function main(): Promise<void> {
       : {};
     const busy = sections.busy ? await busyAppOrError(masters.urls, admins) : [];
     const polling = sections.polling ? await pollingCostOrError(masters.urls, admins) : [];
+    const overviewTab = sections.overviewTab
+      ? await overviewTabOrError(masters.urls, admins)
+      : null;
     const memory = sections.memory
       ? await consoleSectionOrError("memory", consoleMemory, masters.urls, admins)
       : {};
+    const readers = sections.readers ? await readersOrError(masters.urls, admins) : {};
+    const semaphores = sections.semaphore ? await semaphoreOrError(masters.urls) : [];
     const medians = {
       ...lockRounds.medians,
       ...hung.medians,
       ...paused.medians,
       ...snapshot,
       ...memory,
+      ...readers,
     };
     const rows = buildRows(medians);
     const durationS = (performance.now() - startedMs) / 1000;
@@ -118,6 +159,23 @@ async function main(): Promise<void> {
         quick: plan.quick,
         plan: plan.polling,
         sizes: polling,
+      });
+    }
+    if (overviewTab) {
+      process.stdout.write(`overview tab: ${JSON.stringify(overviewTab)}\n\n`);
+      writeResults(OVERVIEW_TAB_RESULTS_FILE, {
+        generatedAt: new Date().toISOString(),
+        figures: overviewTab,
+      });
+    }
+    if (semaphores.length > 0) {
+      const { formatSemaphoreTable } = await import("./semaphore");
+      process.stdout.write(`${formatSemaphoreTable(semaphores)}\n\n`);
+      writeResults(SEMAPHORE_RESULTS_FILE, {
+        generatedAt: new Date().toISOString(),
+        quick: plan.quick,
+        plan: plan.semaphore,
+        rows: semaphores,
       });
     }
     process.stdout.write(

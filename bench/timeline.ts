@@ -14,7 +14,7 @@ import { register } from "node:module";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { makeTransition } from "@/lib/api/timeline";
+import { makeTransition } from "@/lib/api";
 import { encodeValue } from "@/lib/redlock/value";
 import { startMasters } from "@/scripts/redis-masters";
 import { liveHeapMb } from "./gc";

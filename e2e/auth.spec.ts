@@ -13,12 +13,15 @@ test("without login, the UI offers no destructive action and the API refuses one
   const { lock } = await api.acquire([resource], 30_000);
   const detail = new LockDetailPage(page);
   await detail.goto(resource);
-  await expect(page.getByRole("link", { name: "Log in as admin" })).toBeVisible();
+  // The header's link (the page's own notice offers one too, since the sign-in wording change).
+  await expect(
+    page.getByRole("banner").getByRole("link", { name: "Sign in", exact: true }),
+  ).toBeVisible();
   await expect(detail.forceReleaseButton).toHaveCount(0);
 
   const playground = new PlaygroundPage(page);
   await playground.goto();
-  await expect(page.getByText("need the admin credential")).toBeVisible();
+  await expect(page.getByText("need you to sign in")).toBeVisible();
   await expect(playground.acquireButton).toBeDisabled();
 
   const refused = await request.post("/api/locks/force-release", {
@@ -30,7 +33,7 @@ test("without login, the UI offers no destructive action and the API refuses one
   await api.release([resource], lock.value);
 });
 
-test("a wrong token is refused with an explanation; the right one logs in and logout ends the session", async ({
+test("a wrong token is refused with an explanation; the right one signs in and sign-out ends the sign-in", async ({
   page,
   stack,
   consoleErrors,
@@ -42,12 +45,12 @@ test("a wrong token is refused with an explanation; the right one logs in and lo
   await expect(page.getByRole("main").getByRole("alert")).toContainText(
     "That is not the admin token",
   );
-  await expect(page.getByRole("button", { name: "Log out" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Sign out" })).toHaveCount(0);
 
   await login.login(stack.adminToken);
   await expect(page).toHaveURL(/\/$/);
-  await page.getByRole("button", { name: "Log out" }).click();
-  await expect(page.getByRole("link", { name: "Log in" })).toBeVisible();
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page.getByRole("banner").getByRole("link", { name: "Sign in" })).toBeVisible();
   const playground = new PlaygroundPage(page);
   await playground.goto();
   await expect(playground.acquireButton).toBeDisabled();

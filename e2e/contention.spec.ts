@@ -48,7 +48,7 @@ async function holdAndWait(
 }
 
 const short = (held: FakeHolderSession) =>
-  `session ${held.id.slice(0, 8)} (service ${held.labels.service}, host e2e-host)`;
+  `${held.labels.service} / e2e-host (session ${held.id.slice(0, 8)})`;
 
 test("the Contention page shows a chain of three sessions in order and a deadlock cycle with both members, and an admin revokes one member", async ({
   page,

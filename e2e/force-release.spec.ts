@@ -62,7 +62,8 @@ test("force-release refuses and explains when the lock changed after the dialog 
   await masters.setOn([0, 1, 2, 3, 4], resource, newValue, 60_000);
   await detail.confirmForceRelease("compare-and-delete check", "release-now");
 
-  await expect(detail.dialog.getByRole("alert")).toContainText("Nothing was deleted");
+  // Issue 39: a force-release tombstones by default, so a refusal says nothing was written at all.
+  await expect(detail.dialog.getByRole("alert")).toContainText("Nothing was written");
   await expect(detail.dialog.getByRole("alert")).toContainText("changed since you looked at it");
   await expect(
     detail.dialog.getByRole("table", { name: "Values found on the nodes" }),

@@ -47,9 +47,25 @@ test("the dialog says the holder is alive, asks it to release with a countdown, 
   await detail.openForceRelease();
   const dialog = detail.forceReleaseDialog;
   await expect(dialog.holder).toContainText(/holder alive, last heartbeat \d+\.\d s ago/);
-  await expect(dialog.forceButton).toHaveCount(0); // asking comes first
+  // Issue 39 item 6: titled by its action; asking and forcing are two visible actions (issue 31
+  // hid Force release until the deadline had passed).
+  await expect(dialog.title).toHaveText(`Ask the holder to release ${resource}`);
+  await expect(dialog.askButton).toBeVisible();
+  await expect(dialog.forceButton).toBeVisible();
+  await expect(dialog.holder).toContainText("it can answer");
   await expect(dialog.deadline).toHaveValue("30");
   await expect(dialog.plan.getByText("will be replaced by a tombstone")).toHaveCount(5);
+  // The number that matters, before the click, from the rule: the row's validity (what is left
+  // of the value's 60 s TTL when the page read it) plus the library's drift (0.6 s).
+  await expect(dialog.whatForcingDoes).toContainText(
+    /nobody else gets it for at most \d+\.\d s .*if it has not stopped by then, two processes may act as holders/,
+  );
+  const words = (await dialog.whatForcingDoes.textContent()) ?? "";
+  const atMostS = Number(/at most (\d+\.\d) s/.exec(words)?.[1]);
+  expect(atMostS).toBeLessThanOrEqual(60.7);
+  expect(atMostS).toBeGreaterThan(30);
+  // The explicit delete-now is its own control, never the default.
+  await expect(dialog.deleteNowButton).toBeVisible();
 
   await dialog.askToRelease(`report stuck ${resource}`, 1.5);
   await expect(dialog.askProgress).toContainText("Time left before the deadline");
@@ -62,14 +78,35 @@ test("the dialog says the holder is alive, asks it to release with a countdown, 
     "nobody else gets it before the holder has stopped, at most until its current validity ends",
   );
   await dialog.forceButton.click();
-  await expect(dialog.status).toContainText("tombstoned on 5 of 5 nodes");
+  await expect(dialog.status).toContainText(
+    /tombstoned on 5 of 5 nodes: nobody else gets it before its holder has stopped, at most until \d\d:\d\d:\d\d/,
+  );
   for (const value of await masters.valuesOf(resource)) expect(value).toMatch(/^rlx:/);
   await dialog.close();
 
+  // The releasing row keeps its holder's name, from the session its tombstone names.
   const overview = new OverviewPage(page);
   await overview.goto();
   await expect(overview.row(resource)).toContainText("being released");
-  await masters.deleteEverywhere(resource);
+  await expect(overview.row(resource)).toContainText(
+    `held by a holder being released: ${HEADLINE}`,
+  );
+  await detail.goto(resource);
+  await expect(detail.summary).toContainText(`held by a holder being released: ${HEADLINE}`);
+
+  // A second force-release never lengthens the reservation: it says until when, and offers the
+  // explicit delete-now, which lifts it.
+  await detail.openForceRelease();
+  await expect(dialog.title).toHaveText(`Force release ${resource}`);
+  await expect(dialog.askButton).toHaveCount(0);
+  await expect(dialog.root.getByLabel("Who loses the lock")).toContainText(HEADLINE);
+  await dialog.forceRelease(`again ${resource}`);
+  await expect(dialog.status).toContainText(/already reserved until \d\d:\d\d:\d\d/);
+  for (const value of await masters.valuesOf(resource)) expect(value).toMatch(/^rlx:/);
+  await dialog.deleteNowButton.click();
+  await expect(dialog.status).toContainText("deleted on 5 of 5 nodes");
+  expect(await masters.valuesOf(resource)).toEqual([null, null, null, null, null]);
+  await dialog.close();
   await holder.close();
 });
 
@@ -121,7 +158,14 @@ test("an unresponsive holder is said so in words, in its row of the locks table 
   await expect(detail.forceReleaseDialog.holder).toContainText(
     /holder unresponsive for 1\d s \(paused, GC or a blocked event loop\): forcing may let two processes act at once/,
   );
-  await expect(detail.forceReleaseDialog.askButton).toBeVisible();
+  // A paused holder cannot answer: the dialog is the forcing one, and says asking helps only if
+  // it resumes; both actions stay visible.
+  const dialog = detail.forceReleaseDialog;
+  await expect(dialog.title).toHaveText(`Force release ${resource}`);
+  await expect(dialog.askButton).toBeVisible();
+  await expect(dialog.forceButton).toBeVisible();
+  await expect(dialog.holder).toContainText("it cannot answer while paused");
+  await expect(dialog.whatForcingDoes).toContainText(/nobody else gets it for at most \d+\.\d s/);
   await page.keyboard.press("Escape");
   await masters.deleteEverywhere(resource);
   await holder.close();
@@ -160,13 +204,42 @@ test("a holder without a session needs a choice: nothing is preselected and forc
   expect(await masters.valuesOf(resource)).toEqual([null, null, null, null, null]);
 });
 
-test("the holder sessions page lists the session; releasing everything it holds previews its lock, then says each outcome", async ({
+test("a lock held until its TTL by a tombstone without a session says its holder's name is unknown, in words, on its row", async ({
   page,
   masters,
   stack,
   resource,
 }) => {
-  const { holder } = await liveHolderOf(stack, masters, resource);
+  await masters.setOn(ALL_NODES, resource, randomBytes(20).toString("hex"), 60_000);
+  await new LoginPage(page).login(stack.adminToken);
+  const detail = new LockDetailPage(page);
+  await detail.goto(resource);
+  await detail.openForceRelease();
+  const dialog = detail.forceReleaseDialog;
+  await expect(dialog.title).toHaveText(`Force release ${resource}`);
+  await dialog.forceRelease("other library, hold it until its TTL", "hold-until-ttl");
+  await expect(dialog.status).toContainText("tombstoned on 5 of 5 nodes");
+  await dialog.close();
+
+  const overview = new OverviewPage(page);
+  await overview.goto();
+  await expect(overview.row(resource)).toContainText("being released");
+  await expect(overview.row(resource)).toContainText(
+    "held by a holder being released (name unknown)",
+  );
+  await masters.deleteEverywhere(resource);
+});
+
+test("the holder sessions page lists the session; releasing everything asks first, with the locks' count typed, then forces what it still holds", async ({
+  page,
+  masters,
+  stack,
+  resource,
+}) => {
+  const { holder, value } = await liveHolderOf(stack, masters, resource);
+  // Not an extension of `resource`'s name: text filters match substrings.
+  const second = resource.replace(":", ":second-");
+  await masters.setOn(ALL_NODES, second, holder.value(60_000), 60_000);
   await new LoginPage(page).login(stack.adminToken);
   const sessions = new HolderSessionsPage(page);
   await sessions.open();
@@ -180,13 +253,29 @@ test("the holder sessions page lists the session; releasing everything it holds 
 
   const preview = await sessions.preview();
   const planned = preview.getByRole("row").filter({ hasText: resource });
+  await expect(planned).toContainText("asked to release by the deadline");
   await expect(planned).toContainText("replaced by a tombstone");
   expect(await masters.valuesOf(resource)).not.toContain(null); // a preview changes nothing
 
-  const result = await sessions.releaseEverything(`worker wedged ${resource}`);
-  await expect(result.getByRole("row").filter({ hasText: resource })).toContainText(
-    "tombstoned on 5 of 5 nodes",
+  // Two locks: both actions wait for their count typed.
+  await sessions.fillRelease(`worker wedged ${resource}`, { deadlineS: "1", count: 1 });
+  await expect(sessions.askButton).toBeDisabled();
+  await expect(sessions.forceAnywayButton).toBeDisabled();
+  await sessions.fillRelease(`worker wedged ${resource}`, { deadlineS: "1", count: 2 });
+  await expect(sessions.forceAnywayButton).toBeEnabled();
+  const asked = await sessions.askToRelease();
+  await expect(asked.getByRole("row").filter({ hasText: second })).toContainText(
+    "asked to release (marked on 5 of 5 nodes)",
   );
+  expect(await masters.valuesOf(resource)).toEqual(ALL_NODES.map(() => value)); // asked, not taken
+
+  // This holder never answers: past the deadline, force what it still holds.
+  const result = await sessions.forceWhatItStillHolds();
+  for (const name of [resource, second])
+    await expect(result.getByRole("row").filter({ hasText: name })).toContainText(
+      "tombstoned on 5 of 5 nodes",
+    );
   await masters.deleteEverywhere(resource);
+  await masters.deleteEverywhere(second);
   await holder.close();
 });

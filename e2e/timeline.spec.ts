@@ -1,7 +1,8 @@
 /**
  * The timeline in the browser: the events page follows its filters from the URL and shows a lock
- * that expired while held as it happens (pushed, no reload); the lock page draws who held the lock
- * and lists its transitions, live.
+ * that expired while held as it happens (pushed, no reload), and the next holder flagged as a
+ * possible overlap under Problems; the lock page draws who held the lock and lists its
+ * transitions, live.
  */
 import { randomBytes } from "node:crypto";
 import { LockDetailPage } from "./pages/lock-detail-page";
@@ -41,6 +42,13 @@ test("the events page: filters from the URL, an expiry while held pushed live", 
   await expect(page).toHaveURL(
     new RegExp(`match=${encodeURIComponent(resource).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
   );
+  // The next holder after that expiry may overlap it: listed under Problems, flagged in words.
+  await masters.setOn([0, 1, 2, 3, 4], resource, randomBytes(20).toString("hex"), 5_000);
+  await page.getByLabel("Kind").selectOption("problems");
+  await expect(page).toHaveURL(/problems=1/);
+  await expect(
+    feed.locator("tbody tr[data-kind=acquired]").getByTestId("possible-overlap"),
+  ).toContainText("expired while held (at ");
 });
 
 test("the lock page: who held it over the last hour, and its transitions live", async ({

@@ -3,7 +3,7 @@
  * the test suite and the benchmarks all use it. Each master gets its own data dir under `.data/`.
  * Fault helpers (pause, resume, crash, restart empty) send real signals to real processes.
  */
-import { NEEDED_EVENT_FLAGS } from "../lib/server/locks/watch/event-flags";
+import { NEEDED_EVENT_FLAGS } from "../lib/server/locks/watch/events/event-flags";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import net from "node:net";
@@ -159,7 +159,48 @@ async function stopProcess(child: ChildProcess, graceMs = 2_000): Promise<void> 
   clearTimeout(timer);
 }
 
+/** The pid of the redis-server answering on loopback `port` (its INFO server's process_id). */
+export async function pidOnPort(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: "127.0.0.1" });
+    let reply = "";
+    const done = (pid: number | null) => {
+      socket.destroy();
+      resolve(pid);
+    };
+    socket.setTimeout(2_000, () => done(null));
+    socket.once("connect", () => socket.write("INFO server\r\n"));
+    socket.on("data", (data) => {
+      reply += data.toString();
+      const found = /process_id:(\d+)/.exec(reply);
+      if (found) done(Number(found[1]));
+    });
+    socket.once("error", () => done(null));
+  });
+}
+
+/** Attempts at a set of ports another process took between the check and the bind. */
+const PORT_CLASH_ATTEMPTS = 5;
+
 export async function startMasters(options: MastersOptions = {}): Promise<Masters> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startMastersOnce(options);
+    } catch (error) {
+      if (!(error instanceof PortClashError) || options.ports || attempt >= PORT_CLASH_ATTEMPTS)
+        throw error;
+    }
+  }
+}
+
+/**
+ * Another process's redis-server took a port between the free-port check and our server's bind:
+ * ours exited, and a PING would have been answered by the other (whose test then stops it under
+ * ours). Seen with two vitest runs at once on one machine, whose workers share port ranges.
+ */
+class PortClashError extends MastersError {}
+
+async function startMastersOnce(options: MastersOptions): Promise<Masters> {
   const count = options.ports?.length ?? options.count ?? 5;
   const dataDir = path.resolve(options.dataDir ?? ".data/masters");
   const persistence = options.persistence ?? false;
@@ -188,6 +229,11 @@ export async function startMasters(options: MastersOptions = {}): Promise<Master
   };
   try {
     await Promise.all(ports.map((port) => waitForPong(port, startTimeoutMs)));
+    const pids = await Promise.all(ports.map((port) => pidOnPort(port)));
+    const taken = ports.filter((_, index) => pids[index] !== children[index]!.pid);
+    if (taken.length > 0) {
+      throw new PortClashError(`Ports ${taken.join(", ")} are served by another redis-server.`);
+    }
   } catch (error) {
     await stop();
     throw error;
@@ -223,11 +269,42 @@ export async function startMasters(options: MastersOptions = {}): Promise<Master
 /** Ports handed out by uniqueFreePorts in this process: freePort() may hand the same one out twice. */
 const handedOut = new Set<number>();
 
+/**
+ * A vitest or Playwright worker's own range of ports, or null outside one. Test files run in parallel, each in
+ * a worker process: a port the OS calls free in one worker could be handed to another before its
+ * redis-server binds it (and a test would then talk to another test's server). Workers running at
+ * once have distinct VITEST_POOL_IDs, so each takes ports from a range of its own, below the OS's
+ * ephemeral range (32768 on) where freePort() and the global setup's masters live, and a cluster
+ * node's bus port (port + 10000) stays below it too.
+ */
+function workerPortRange(): { first: number; last: number } | null {
+  const poolId = Number(process.env.VITEST_POOL_ID);
+  if (Number.isInteger(poolId) && poolId >= 1) {
+    const first = 10_000 + (poolId % 10) * 1_000;
+    return { first, last: first + 999 };
+  }
+  // A Playwright worker (its specs start clusters of their own beside the other worker's).
+  const parallelIndex = process.env.TEST_PARALLEL_INDEX;
+  if (parallelIndex === undefined || !/^\d+$/.test(parallelIndex)) return null;
+  const first = 20_000 + (Number(parallelIndex) % 10) * 1_000;
+  return { first, last: first + 999 };
+}
+
+let nextInRange: number | undefined;
+
 /** `count` free loopback ports, none handed out before in this process (masters and clusters alike). */
 export async function uniqueFreePorts(count: number): Promise<number[]> {
+  const range = workerPortRange();
   const ports: number[] = [];
   while (ports.length < count) {
-    const port = await freePort();
+    let port: number;
+    if (range) {
+      // A random start: the files a worker runs one after another do not all begin at its first port.
+      nextInRange ??= range.first + Math.floor(Math.random() * 1_000);
+      port = nextInRange > range.last ? range.first : nextInRange;
+      nextInRange = port + 1;
+      if (await isPortTaken(port)) continue;
+    } else port = await freePort();
     if (handedOut.has(port)) continue;
     handedOut.add(port);
     ports.push(port);

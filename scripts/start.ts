@@ -16,34 +16,42 @@ import { MastersError, startMasters, type Masters } from "@/scripts/redis-master
 
 const { values } = parseArgs({ options: { dev: { type: "boolean", default: false } } });
 const port = process.env.PORT ?? "3000";
+const MASTERS_DIR = ".data/console-masters";
 
 async function embeddedEnv(
   env: NodeJS.ProcessEnv,
-): Promise<{ env: NodeJS.ProcessEnv; masters?: Masters }> {
+): Promise<{ env: NodeJS.ProcessEnv; masters?: Masters; said: string[] }> {
   const next = { ...env };
+  const said: string[] = [];
+  const say = (line: string) => (console.log(line), said.push(line));
   let masters: Masters | undefined;
   if (!next.REDLOCK_NODES) {
-    masters = await startMasters({ count: 5, dataDir: ".data/console-masters", persistence: true });
+    masters = await startMasters({ count: 5, dataDir: MASTERS_DIR, persistence: true });
     next.REDLOCK_NODES = masters.urls.join(",");
-    console.log(`Embedded mode: five local Redis masters on ${masters.urls.join(", ")}`);
+    say(`Embedded mode: five local Redis masters on ${masters.urls.join(", ")}`);
+    say(
+      `  data (AOF) under ${MASTERS_DIR}/<port>; to restart one, see "Restart one embedded master" in README.md`,
+    );
   }
   if (!next.CONSOLE_ADMIN_TOKEN && next.CONSOLE_READ_ONLY !== "true") {
     next.CONSOLE_ADMIN_TOKEN = randomBytes(24).toString("base64url");
-    console.log(`Generated admin token (CONSOLE_ADMIN_TOKEN): ${next.CONSOLE_ADMIN_TOKEN}`);
+    say(`Generated admin token (CONSOLE_ADMIN_TOKEN): ${next.CONSOLE_ADMIN_TOKEN}`);
   }
-  return { env: next, masters };
+  return { env: next, masters, said };
 }
 
 /**
  * Prints the console's address once /api/health answers (a readiness line scripts wait for). The
  * console itself (nodes, latency probe) starts at boot in instrumentation.ts, not on this request.
  */
-async function announceWhenReady(host: string): Promise<void> {
+async function announceWhenReady(host: string, again: readonly string[]): Promise<void> {
   for (let tries = 0; tries < 120; tries += 1) {
     try {
       const response = await fetch(`http://${probeHost(host)}:${port}/api/health`);
       if (response.ok) {
         console.log(`Redlock Console: http://${probeHost(host)}:${port} (listening on ${host})`);
+        // Said again: a first build's output has scrolled them away by now.
+        for (const line of again) console.log(line);
         return;
       }
     } catch {
@@ -72,7 +80,7 @@ function stopOnSignals(child: ChildProcess, masters: Masters | undefined): void 
 }
 
 async function main(): Promise<void> {
-  const { env, masters } = await embeddedEnv(process.env);
+  const { env, masters, said } = await embeddedEnv(process.env);
   let host: string;
   try {
     host = parseConfig(env).host;
@@ -90,7 +98,7 @@ async function main(): Promise<void> {
   const args = nextServerArgs({ dev: values.dev, port, host });
   const child = spawn(process.execPath, [NEXT_CLI, ...args], { env, stdio: "inherit" });
   stopOnSignals(child, masters);
-  void announceWhenReady(host);
+  void announceWhenReady(host, said);
 }
 
 main().catch((error: unknown) => {

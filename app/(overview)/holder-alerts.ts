@@ -1,7 +1,7 @@
 "use client";
 
 import { useMemo } from "react";
-import type { HolderSessionSummary } from "@/lib/api/holder-sessions";
+import type { HolderSessionSummary } from "@/lib/api";
 import { useHolderSessions } from "../_queries/holder-sessions";
 
 /** A holder the on-call engineer should look at: its session is late or gone. */
@@ -22,5 +22,22 @@ export function useHolderAlerts(): ReadonlyMap<string, HolderAlert> {
       for (const lock of session.locks) alerts.set(lock.resource, alert);
     }
     return alerts;
+  }, [data]);
+}
+
+/**
+ * Resource → the labels of the session a tombstoned ("releasing") lock was taken from: the row's
+ * owner is unknown for a tombstone (it carries the replaced holder's session, not its labels), so
+ * the name comes from the session's heartbeat, as the sessions list reads it. A resource missing
+ * here: the name is not known (the row says so).
+ */
+export function useReleasingHolders(): ReadonlyMap<string, Record<string, string>> {
+  const { data } = useHolderSessions();
+  return useMemo(() => {
+    const names = new Map<string, Record<string, string>>();
+    for (const session of data?.sessions ?? [])
+      for (const lock of session.locks)
+        if (lock.state === "releasing") names.set(lock.resource, session.labels);
+    return names;
   }, [data]);
 }

@@ -2,7 +2,8 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import type { NodeInfo } from "@/lib/api/nodes";
+import type { NodeInfo } from "@/lib/api";
+import { permissionOf } from "../_queries/permissions";
 import { useSession } from "../_queries/session";
 import { keyspaceEventsCost } from "./keyspace-events-cost";
 import { KeyspaceEventsDialog } from "./keyspace-events-dialog";
@@ -17,12 +18,15 @@ export function KeyspaceEventsAction({ node }: { node: NodeInfo }) {
   const [open, setOpen] = useState(false);
   const polled = node.kind === "single" && node.index.mode === "polling";
   if (!polled && !open) return null;
+  const admin = permissionOf(session, "node-admin", null);
   const offer = session?.readOnly ? (
     <p className="muted">Turning on keyspace events is off: the console is read-only.</p>
   ) : !session?.canWrite ? (
     <p className="muted">
-      <Link href="/login">Log in as admin</Link> to turn on keyspace events on {node.id}.
+      <Link href="/login">Sign in as an admin</Link> to turn on keyspace events on {node.id}.
     </p>
+  ) : !admin.allowed ? (
+    <p className="muted">{admin.reason}</p>
   ) : (
     <button type="button" onClick={() => setOpen(true)}>
       Turn on keyspace events on {node.id}…

@@ -3,7 +3,7 @@
  * report's `writeRate`): one notification per key written or expired, two for a write that sets a
  * TTL (`SET … PX` publishes `set` and `expire`). Pure, so the wording is tested as a table.
  */
-import type { WriteRate } from "@/lib/api/nodes";
+import type { WriteRate } from "@/lib/api";
 
 const count = (perS: number) => Math.round(perS).toLocaleString("en-US");
 

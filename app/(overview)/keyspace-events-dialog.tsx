@@ -3,8 +3,7 @@
 import { useEffect, useRef } from "react";
 import { CopyableCommand } from "@/components/ui/copyable-command";
 import { ErrorNotice } from "@/components/ui/error-notice";
-import type { KeyspaceEventsResponse } from "@/lib/api/keyspace-events";
-import type { NodeInfo } from "@/lib/api/nodes";
+import type { KeyspaceEventsResponse, NodeInfo } from "@/lib/api";
 import { useKeyspaceEventsPreview, useTurnOnKeyspaceEvents } from "../_queries/node-actions";
 import { keyspaceEventsCost } from "./keyspace-events-cost";
 import styles from "./keyspace-events-dialog.module.css";

@@ -7,10 +7,10 @@ import { HolderValue } from "@/components/locks/holder-value";
 import { LockActivity } from "@/components/locks/lock-activity";
 import { LockFlags } from "@/components/locks/lock-flags";
 import { lockHref } from "@/components/locks/lock-href";
-import { LockOwnerLabel } from "@/components/locks/lock-owner";
+import { LockOwnerLabel, ReleasingHolderLabel } from "@/components/locks/lock-owner";
 import { LockStateBadge } from "@/components/locks/state-badge";
-import { ValidityCountdown } from "@/components/locks/validity-countdown";
-import type { LiveLockRow } from "@/lib/api/locks";
+import { LockValidity } from "@/components/locks/validity-countdown";
+import type { LiveLockRow } from "@/lib/api";
 import type { HolderAlert } from "./holder-alerts";
 import { NodePresence } from "./node-presence";
 import styles from "./locks-table.module.css";
@@ -22,6 +22,31 @@ interface LockRowViewProps {
   style: CSSProperties;
   /** The holder's session is unresponsive or gone; undefined when alive or not known. */
   holderAlert?: HolderAlert;
+  /** A releasing row: the labels of the session its tombstone names; null when not known. */
+  releasingLabels?: Record<string, string> | null;
+}
+
+/** Characters of a long name kept whole at its end: the part that tells similar names apart. */
+const NAME_TAIL_CHARS = 12;
+
+/**
+ * The resource as a link: a long name is cut in its middle ("payroll-export-…-2024-06-01"), so
+ * both its start and its end stay readable; the full name is the link's name and its tooltip.
+ */
+function ResourceLink({ href, resource }: { href: string; resource: string }) {
+  const cut = resource.length > NAME_TAIL_CHARS * 2;
+  return (
+    <Link href={href} title={resource} aria-label={resource} className={styles.resourceName}>
+      {cut ? (
+        <>
+          <span className={styles.nameHead}>{resource.slice(0, -NAME_TAIL_CHARS)}</span>
+          <span className={styles.nameTail}>{resource.slice(-NAME_TAIL_CHARS)}</span>
+        </>
+      ) : (
+        <span className={styles.nameHead}>{resource}</span>
+      )}
+    </Link>
+  );
 }
 
 /** "2 · 5.0 s": how many wait, and for how long the first of them has waited. */
@@ -40,24 +65,26 @@ export const LockRowView = memo(function LockRowView({
   rowIndex,
   style,
   holderAlert,
+  releasingLabels = null,
 }: LockRowViewProps) {
   const href = lockHref(row.resource, row.resourceBase64);
   return (
     <div role="row" aria-rowindex={rowIndex} className={styles.row} style={style}>
       <span role="cell" className={styles.resource}>
-        <Link href={href} title={row.resource} className={styles.resourceName}>
-          {row.resource}
-        </Link>
-        {row.format === "redisson-hash" && <span className="muted"> (Redisson)</span>}
-        <LockFlags flags={row.flags} />
-        <LockActivity activity={row.activity} />
-        {holderAlert && holderAlert.state !== "alive" && holderAlert.state !== "unknown" && (
-          <HolderAlertBadge
-            state={holderAlert.state}
-            lastSeenAt={holderAlert.lastSeenAt}
-            href={href}
-          />
-        )}
+        <ResourceLink href={href} resource={row.resource} />
+        {/* Under the name, so the badges never take the name's width. */}
+        <span className={styles.resourceBadges}>
+          {row.format === "redisson-hash" && <span className="muted">Redisson</span>}
+          <LockFlags flags={row.flags} />
+          <LockActivity activity={row.activity} />
+          {holderAlert && holderAlert.state !== "alive" && holderAlert.state !== "unknown" && (
+            <HolderAlertBadge
+              state={holderAlert.state}
+              lastSeenAt={holderAlert.lastSeenAt}
+              href={href}
+            />
+          )}
+        </span>
       </span>
       <span role="cell" className={styles.state}>
         <LockStateBadge state={row.state} />
@@ -70,7 +97,11 @@ export const LockRowView = memo(function LockRowView({
         {row.quorum}/{row.nodes.length}
       </span>
       <span role="cell" className={styles.owner}>
-        <LockOwnerLabel owner={row.owner} />
+        {row.state === "releasing" && row.owner.kind === "unknown" ? (
+          <ReleasingHolderLabel labels={releasingLabels} />
+        ) : (
+          <LockOwnerLabel owner={row.owner} />
+        )}
       </span>
       <span role="cell" className={styles.held}>
         <ElapsedSince sinceMs={row.heldSince} label="held for" />
@@ -86,7 +117,7 @@ export const LockRowView = memo(function LockRowView({
         <NodePresence nodes={row.nodes} value={row.value} />
       </span>
       <span role="cell" className={styles.validity}>
-        <ValidityCountdown validUntilMs={row.validUntilMs} />
+        <LockValidity validUntilMs={row.validUntilMs} />
       </span>
     </div>
   );

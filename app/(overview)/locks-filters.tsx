@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { LockCounts, LockState } from "@/lib/api/locks";
+import type { LockCounts, LockState } from "@/lib/api";
 import styles from "./locks-filters.module.css";
 
 interface LocksFiltersProps {

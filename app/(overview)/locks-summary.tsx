@@ -3,18 +3,19 @@ import type { LiveLocks } from "../_queries/locks";
 /** The numbers above the table, and the warnings that make them incomplete. */
 export function LocksSummary({
   locks,
-  shown,
+  live,
   cappedAt,
 }: {
   locks: LiveLocks;
-  shown: number;
+  /** The change stream is open: rows change as the nodes do, not at the next poll. */
+  live: boolean;
   cappedAt: number;
 }) {
   const { counts } = locks;
   return (
     <>
       <p className="muted" aria-live="polite">
-        {shown === locks.total ? `${shown} locks` : `${shown} of ${locks.total} locks`} ·{" "}
+        {locks.total} locks · {live ? "live" : "refreshed every 2 s (live updates not connected)"} ·{" "}
         {counts.held} held · {counts.partial} partial · {counts.conflict} conflict ·{" "}
         {counts.releasing > 0 && `${counts.releasing} being released · `}scanned in{" "}
         {Math.round(locks.scanMs)} ms
@@ -32,9 +33,10 @@ export function LocksSummary({
           the nodes). Raise CONSOLE_SCAN_MAX_KEYS or narrow LOCK_MATCH.
         </p>
       )}
-      {shown < locks.total && shown >= cappedAt && (
+      {locks.total > cappedAt && (
         <p className="notice notice-warn">
-          Only the first {cappedAt} locks are listed: narrow the pattern to see the rest.
+          Only the first {cappedAt} locks in this order are listed: narrow the pattern, or sort the
+          other way to see the rest.
         </p>
       )}
     </>

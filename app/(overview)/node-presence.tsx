@@ -1,4 +1,4 @@
-import type { NodeHolder } from "@/lib/api/locks";
+import type { NodeHolder } from "@/lib/api";
 
 type Presence = "holds" | "other" | "absent" | "unreachable";
 

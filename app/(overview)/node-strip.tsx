@@ -1,8 +1,10 @@
 import { NodeIndexStatus } from "@/components/locks/index-status";
 import { ValidityCountdown } from "@/components/locks/validity-countdown";
 import { formatLatencyMs, formatUptimeS } from "@/components/ui/format";
-import type { ClusterInfo, NodeInfo, NodeStatus } from "@/lib/api/nodes";
+import type { ClusterInfo, NodeInfo, NodeStatus } from "@/lib/api";
 import { KeyspaceEventsAction } from "./keyspace-events-action";
+import { NodeDetails } from "./node-details";
+import { NodeDownNotice, NodeRestartNotice } from "./node-state";
 import { NodeWarningChips, NodeWarningsDetails } from "./node-warnings";
 import styles from "./node-strip.module.css";
 
@@ -48,7 +50,15 @@ function ClusterShards({ nodeId, cluster }: { nodeId: string; cluster: ClusterIn
   );
 }
 
-function NodeCard({ node }: { node: NodeInfo }) {
+function NodeCard({
+  node,
+  nodeCount,
+  quorumSize,
+}: {
+  node: NodeInfo;
+  nodeCount: number;
+  quorumSize: number;
+}) {
   return (
     <li
       className={`${styles.card} ${styles[node.status]}`}
@@ -77,16 +87,23 @@ function NodeCard({ node }: { node: NodeInfo }) {
           </>
         )}
       </dl>
+      <NodeDownNotice node={node} />
+      <NodeRestartNotice node={node} nodeCount={nodeCount} quorumSize={quorumSize} />
       <NodeIndexStatus index={node.index} />
       <KeyspaceEventsAction node={node} />
       {node.cluster && <ClusterShards nodeId={node.id} cluster={node.cluster} />}
-      {node.error && <p className={styles.error}>{node.error}</p>}
+      {node.status !== "down" && node.error && <p className={styles.error}>{node.error}</p>}
       <NodeWarningChips node={node} />
+      <NodeDetails node={node} />
     </li>
   );
 }
 
-/** The configured nodes side by side: status, PING latency, uptime, quarantine, warnings, and how the index follows each. */
+/**
+ * The configured nodes side by side: status, PING latency, uptime, quarantine, a down node's cause
+ * and since when, a restart's cost to the locks, warnings, and how the index follows each; each
+ * card's internals folded under "details".
+ */
 export function NodeStrip({ nodes, quorumSize }: { nodes: NodeInfo[]; quorumSize: number }) {
   const upCount = nodes.filter((node) => node.status === "up").length;
   return (
@@ -99,7 +116,7 @@ export function NodeStrip({ nodes, quorumSize }: { nodes: NodeInfo[]; quorumSize
       </p>
       <ul className={styles.list}>
         {nodes.map((node) => (
-          <NodeCard key={node.id} node={node} />
+          <NodeCard key={node.id} node={node} nodeCount={nodes.length} quorumSize={quorumSize} />
         ))}
       </ul>
       <NodeWarningsDetails nodes={nodes} />

@@ -1,4 +1,4 @@
-import type { NodeInfo, NodeWarningCode } from "@/lib/api/nodes";
+import type { NodeInfo, NodeWarning, NodeWarningCategory, NodeWarningCode } from "@/lib/api";
 import styles from "./node-strip.module.css";
 
 const SHORT_LABEL: Record<NodeWarningCode, string> = {
@@ -10,14 +10,29 @@ const SHORT_LABEL: Record<NodeWarningCode, string> = {
   unreachable: "unreachable",
   cluster_replicas: "replicas: failover",
   cluster_degraded: "cluster degraded",
+  restarted: "restarted",
 };
 
-/** A node's warnings as short chips; the full explanation is in the title and in NodeWarningsDetails. */
+/** A server that predates categories: its codes say what they are about. */
+const CATEGORY: Partial<Record<NodeWarningCode, NodeWarningCategory>> = {
+  unreachable: "down",
+  restarted: "restart",
+};
+
+/**
+ * Configuration warnings only: a node down or restarted says so on its card, with its cause and
+ * fix, and is not a configuration matter.
+ */
+const isConfiguration = (warning: NodeWarning) =>
+  (warning.category ?? CATEGORY[warning.code] ?? "configuration") === "configuration";
+
+/** A node's configuration warnings as short chips; the full explanation is in the title and in NodeWarningsDetails. */
 export function NodeWarningChips({ node }: { node: NodeInfo }) {
-  if (node.warnings.length === 0) return null;
+  const warnings = node.warnings.filter(isConfiguration);
+  if (warnings.length === 0) return null;
   return (
     <ul className={styles.warnings} aria-label={`${node.id} warnings`}>
-      {node.warnings.map((warning) => (
+      {warnings.map((warning) => (
         <li key={warning.code} title={warning.message}>
           ⚠ {SHORT_LABEL[warning.code] ?? warning.code}
         </li>
@@ -26,11 +41,11 @@ export function NodeWarningChips({ node }: { node: NodeInfo }) {
   );
 }
 
-/** Every distinct warning once, with the nodes it applies to, folded under a summary line. */
+/** Every distinct configuration warning once, with the nodes it applies to, folded under a summary line. */
 export function NodeWarningsDetails({ nodes }: { nodes: NodeInfo[] }) {
   const byMessage = new Map<string, string[]>();
   for (const node of nodes) {
-    for (const warning of node.warnings)
+    for (const warning of node.warnings.filter(isConfiguration))
       byMessage.set(warning.message, [...(byMessage.get(warning.message) ?? []), node.id]);
   }
   if (byMessage.size === 0) return null;

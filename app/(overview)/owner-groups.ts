@@ -2,25 +2,13 @@
  * Filtering and grouping rows by an owner label (`service=billing`, group by `service`). Pure, so
  * the overview's URL state and its unit tests share it.
  */
-import type { LockOwner } from "@/lib/api/locks";
+import { labelsMatch, type LockOwner, type OwnerLabelFilter } from "@/lib/api";
+
+// The server applies the owner filter (GET /api/locks?owner=): one parser for both sides.
+export { parseOwnerFilter, type OwnerLabelFilter } from "@/lib/api";
 
 interface OwnedRow {
   owner: LockOwner;
-}
-
-export interface OwnerLabelFilter {
-  name: string;
-  /** null: any row that has the label, whatever its value. */
-  value: string | null;
-}
-
-/** "service=billing" → {service, billing}; "service" → any value; "" → no filter. */
-export function parseOwnerFilter(text: string): OwnerLabelFilter | null {
-  const trimmed = text.trim();
-  if (!trimmed) return null;
-  const equals = trimmed.indexOf("=");
-  if (equals < 0) return { name: trimmed, value: null };
-  return { name: trimmed.slice(0, equals).trim(), value: trimmed.slice(equals + 1).trim() };
 }
 
 export function labelOf(row: OwnedRow, name: string): string | null {
@@ -28,9 +16,7 @@ export function labelOf(row: OwnedRow, name: string): string | null {
 }
 
 export function matchesOwner(row: OwnedRow, filter: OwnerLabelFilter | null): boolean {
-  if (!filter) return true;
-  const value = labelOf(row, filter.name);
-  return value !== null && (filter.value === null || value === filter.value);
+  return labelsMatch(row.owner.kind === "labelled" ? row.owner.labels : null, filter);
 }
 
 /** Label names present on any row, sorted: the choices of "group by". */

@@ -2,34 +2,35 @@
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo } from "react";
-import type { LockState } from "@/lib/api/locks";
+import { lockSortSchema, type LockSort, type LockState, type SortOrder } from "@/lib/api";
 import type { LocksFilter } from "../_queries/locks";
-import { LOCK_SORT_KEYS, type LockSortKey, type SortDirection } from "./sort-locks";
 
 const STATES: readonly string[] = ["held", "partial", "conflict", "releasing"];
 
 export interface OverviewParams {
+  /** Pattern, state, owner label and order: all applied by the server over every lock. */
   filter: LocksFilter;
-  /** Owner label filter as typed: "service=billing", or a bare label name. Applied in the browser. */
-  owner: string;
   /** Owner label whose values group the table; null: no groups. */
   groupBy: string | null;
-  sortKey: LockSortKey;
-  sortDirection: SortDirection;
+}
+
+/** The URL's `sort` (older links said `held`); anything else: by resource. */
+function sortOf(text: string | null): LockSort {
+  if (text === "held") return "heldFor";
+  return lockSortSchema.safeParse(text).data ?? "resource";
 }
 
 function parse(params: URLSearchParams): OverviewParams {
   const state = params.get("state");
-  const sort = params.get("sort");
   return {
     filter: {
       match: params.get("match") ?? "",
       state: state && STATES.includes(state) ? (state as LockState) : null,
+      owner: params.get("owner") ?? "",
+      sort: sortOf(params.get("sort")),
+      order: params.get("dir") === "desc" ? "desc" : "asc",
     },
-    owner: params.get("owner") ?? "",
     groupBy: params.get("group") || null,
-    sortKey: LOCK_SORT_KEYS.find((key) => key === sort) ?? "resource",
-    sortDirection: params.get("dir") === "desc" ? "desc" : "asc",
   };
 }
 
@@ -60,15 +61,16 @@ export function useOverviewParams() {
     [update],
   );
   const setGroupBy = useCallback((group: string | null) => update({ group }), [update]);
+  const { sort, order } = params.filter;
   const toggleSort = useCallback(
-    (key: LockSortKey) => {
-      const direction = params.sortKey === key && params.sortDirection === "asc" ? "desc" : "asc";
+    (key: LockSort) => {
+      const direction: SortOrder = sort === key && order === "asc" ? "desc" : "asc";
       update({
         sort: key === "resource" && direction === "asc" ? null : key,
         dir: direction === "asc" ? null : "desc",
       });
     },
-    [update, params.sortKey, params.sortDirection],
+    [update, sort, order],
   );
 
   return { ...params, setMatch, setState, setOwner, setGroupBy, toggleSort };

@@ -1,29 +1,31 @@
 import { observeServerTime } from "@/hooks/server-clock";
-import { ApiError, isErrorCode, type ErrorBody } from "@/lib/api";
+import { ApiError, isErrorCode, type ApiRequest, type ErrorBody } from "@/lib/api";
 
 export { ApiError, isApiError } from "@/lib/api";
 
-async function toApiError(response: Response): Promise<ApiError> {
+async function toApiError(request: ApiRequest, response: Response): Promise<ApiError> {
   const body = (await response.json().catch(() => null)) as Partial<ErrorBody> | null;
   const error = body?.error;
   return new ApiError(
     isErrorCode(error?.code) ? error.code : "http_error",
     error?.message ?? `The console answered ${response.status} ${response.statusText}.`,
-    error?.details,
-    undefined,
-    response.status,
+    { details: error?.details, status: response.status, request },
   );
 }
 
-/** GET (or POST/DELETE with a JSON body) against the console's own API; throws ApiError. */
+/**
+ * GET (or POST/DELETE with a JSON body) against the console's own API; throws ApiError, whose
+ * message ends with the request and its status: "… (POST /api/locks/force-release: 409)".
+ */
 export async function apiFetch<T>(
   path: string,
   init: { method?: string; body?: unknown; signal?: AbortSignal } = {},
 ): Promise<T> {
+  const request: ApiRequest = { method: init.method ?? "GET", path };
   let response: Response;
   try {
     response = await fetch(path, {
-      method: init.method ?? "GET",
+      method: request.method,
       signal: init.signal,
       credentials: "same-origin",
       cache: "no-store",
@@ -38,12 +40,10 @@ export async function apiFetch<T>(
     throw new ApiError(
       "network",
       "The console server did not answer: check that it is running and reachable.",
-      undefined,
-      undefined,
-      0,
+      { status: 0, request },
     );
   }
-  if (!response.ok) throw await toApiError(response);
+  if (!response.ok) throw await toApiError(request, response);
   if (response.status === 204) return undefined as T;
   const body = (await response.json()) as T & { serverTime?: unknown };
   if (typeof body.serverTime === "number") observeServerTime(body.serverTime);

@@ -1,7 +1,7 @@
 "use client";
 
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import type { ContentionResponse, WaitsResponse } from "@/lib/api/contention";
+import type { ContentionResponse, WaitsResponse } from "@/lib/api";
 import { apiFetch } from "./api-fetch";
 import { useCanRead } from "./session";
 

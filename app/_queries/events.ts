@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import type { EventsResponse, HistoryHorizon, Transition } from "@/lib/api/timeline";
+import type { EventsResponse, HistoryHorizon, Transition } from "@/lib/api";
 import { apiFetch } from "./api-fetch";
 import { useCanRead } from "./session";
 
@@ -10,9 +10,13 @@ export interface TransitionFilters {
   match?: string;
   kind?: string;
   owner?: string;
+  /** "1": only problems (see isAlarming). */
+  problems?: string;
   resource?: string;
   /** A key that is not valid UTF-8, by its bytes (base64). */
   resourceBase64?: string;
+  /** Only transitions at or after this instant (epoch ms, as text): the page's time range. */
+  since?: string;
 }
 
 /** Rows kept in the browser at most; older ones fall off the end. */

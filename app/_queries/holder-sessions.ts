@@ -1,7 +1,7 @@
 "use client";
 
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import type { HolderSessionsResponse } from "@/lib/api/holder-sessions";
+import type { HolderSessionsResponse } from "@/lib/api";
 import { apiFetch } from "./api-fetch";
 import { useCanRead } from "./session";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
-import type { LatencyResponse } from "@/lib/api/latency";
+import type { LatencyResponse } from "@/lib/api";
 import { apiFetch } from "./api-fetch";
 import { useCanRead } from "./session";
 

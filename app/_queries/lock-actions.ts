@@ -6,16 +6,14 @@ import type {
   ExtendRequest,
   ForceReleaseRequest,
   ForceReleaseResponse,
+  HolderSessionReleaseRequest,
+  HolderSessionReleaseResponse,
   LockGrantResponse,
   ReleaseRequest,
   ReleaseResponse,
   RevokeRequest,
   RevokeResponse,
-} from "@/lib/api/actions";
-import type {
-  HolderSessionReleaseRequest,
-  HolderSessionReleaseResponse,
-} from "@/lib/api/holder-sessions";
+} from "@/lib/api";
 import { apiFetch } from "./api-fetch";
 
 /**

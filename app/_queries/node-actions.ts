@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import type { KeyspaceEventsRequest, KeyspaceEventsResponse } from "@/lib/api/keyspace-events";
+import type { KeyspaceEventsRequest, KeyspaceEventsResponse } from "@/lib/api";
 import { apiFetch } from "./api-fetch";
 
 const keyspaceEventsPath = (nodeId: string) =>

@@ -1,7 +1,7 @@
 "use client";
 
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { LoginRequest, SessionResponse } from "@/lib/api/session";
+import type { LoginRequest, SessionResponse, SignOutResponse } from "@/lib/api";
 import { apiFetch } from "./api-fetch";
 
 export function fetchSession(signal?: AbortSignal): Promise<SessionResponse> {
@@ -21,7 +21,7 @@ export function useSession() {
   return useQuery(sessionQueryOptions());
 }
 
-/** Whether read queries may run: open reads, or a logged-in admin. */
+/** Whether read queries may run: open reads, or a sign-in. */
 export function useCanRead(): boolean {
   const { data } = useSession();
   return Boolean(data && (data.publicRead || data.authenticated));
@@ -39,10 +39,17 @@ export function useLogin() {
   });
 }
 
-export function useLogout() {
+/**
+ * Ends the sign-in (a person's or a break-glass one) on every replica; then, when the provider
+ * offers RP-initiated logout, the browser goes there to end the provider's sign-in too.
+ */
+export function useSignOut() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => apiFetch<SessionResponse>("/api/session", { method: "DELETE", body: {} }),
+    mutationFn: () => apiFetch<SignOutResponse>("/api/auth/sign-out", { method: "POST", body: {} }),
+    onSuccess: ({ endSessionUrl }) => {
+      if (endSessionUrl) window.location.assign(endSessionUrl);
+    },
     onSettled: () => queryClient.invalidateQueries(),
   });
 }

@@ -6,7 +6,7 @@ import { ErrorNotice } from "@/components/ui/error-notice";
 import { useHydrated } from "@/hooks/use-hydrated";
 import { useSession } from "../_queries/session";
 
-/** Renders its children once reads are allowed: open reads, or after login when reads are closed. */
+/** Renders its children once reads are allowed: open reads, or after a sign-in when reads are closed. */
 export function ReadGate({ children }: { children: ReactNode }) {
   const { data: session, error, isPending } = useSession();
   const hydrated = useHydrated();
@@ -15,7 +15,7 @@ export function ReadGate({ children }: { children: ReactNode }) {
   if (!session.publicRead && !session.authenticated) {
     return (
       <div className="notice notice-info">
-        This console shows locks to logged-in admins only. <Link href="/login">Log in</Link>
+        This console shows locks to signed-in people only. <Link href="/login">Sign in</Link>
       </div>
     );
   }

@@ -12,6 +12,7 @@ const LINKS = [
   { href: "/latency", label: "Latency" },
   { href: "/playground", label: "Playground" },
   { href: "/audit", label: "Audit" },
+  { href: "/tokens", label: "Tokens" },
 ] as const;
 
 function isCurrent(pathname: string, href: string): boolean {

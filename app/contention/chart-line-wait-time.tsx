@@ -2,8 +2,8 @@
 
 import { Legend, Line, Tooltip, YAxis } from "recharts";
 import { TimeChartFrame } from "@/components/charts/time-chart-frame";
-import { formatClock, formatLatencyMs } from "@/components/ui/format";
-import type { WaitSeriesPoint } from "@/lib/api/contention";
+import { formatClock, formatDurationWords } from "@/components/ui/format";
+import type { WaitSeriesPoint } from "@/lib/api";
 
 /** Distinct hues for up to MAX_SERVICES_CHARTED + "other" services. */
 const COLORS = [
@@ -44,7 +44,7 @@ export function ChartLineWaitTime({ series }: ChartLineWaitTimeProps) {
       <YAxis unit=" ms" width={70} stroke="var(--text-muted)" />
       <Tooltip
         labelFormatter={(at) => formatClock(Number(at))}
-        formatter={(value) => formatLatencyMs(Number(value))}
+        formatter={(value) => formatDurationWords(Number(value))}
         contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)" }}
       />
       <Legend />

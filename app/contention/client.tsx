@@ -1,13 +1,14 @@
 "use client";
 
 import { useState } from "react";
-import { chainSentence } from "@/components/contention/describe";
 import { ErrorNotice } from "@/components/ui/error-notice";
-import { formatDurationMs } from "@/components/ui/format";
-import type { ContentionResponse } from "@/lib/api/contention";
+import { formatDurationWords } from "@/components/ui/format";
+import type { ContentionResponse } from "@/lib/api";
 import { useContention, useWaits } from "../_queries/contention";
 import { ChartLineWaitTime } from "./chart-line-wait-time";
+import { ChainWords } from "./chain-words";
 import { CycleCard } from "./cycle-card";
+import { WaitListTable } from "./wait-list-table";
 import { ObjectivesTable, TopBlockersTable, WaitLocksTable } from "./wait-tables";
 
 function GraphStatus({ graph }: { graph: ContentionResponse }) {
@@ -16,7 +17,7 @@ function GraphStatus({ graph }: { graph: ContentionResponse }) {
       {graph.waits === 0
         ? "Nobody waits for a lock right now."
         : `${graph.waits} contenders wait now.`}{" "}
-      A new deadlock shows here within {formatDurationMs(graph.detectionBoundMs)}.{" "}
+      A new deadlock shows here within {formatDurationWords(graph.detectionBoundMs)}.{" "}
       {graph.cycleEpisodesTotal} deadlock episodes since the console started.
       {graph.partial &&
         " The index is still listing a node (or is full): some waits may be missing."}
@@ -29,12 +30,12 @@ function Chains({ graph }: { graph: ContentionResponse }) {
     return <p className="muted">No wait chain: no contender waits behind a holder.</p>;
   return (
     <>
-      <ol className="stack" aria-label="Wait chains, longest first">
+      <ol className="stack wrap-anywhere" aria-label="Wait chains, longest first">
         {graph.chains.map((chain) => (
           <li key={chain.sessions.join(">")} data-chain-length={chain.sessions.length}>
-            {chainSentence(chain, graph.participants)}{" "}
+            <ChainWords chain={chain} participants={graph.participants} />{" "}
             <span className="muted">
-              Longest wait so far: {formatDurationMs(chain.longestWaitMs)}.
+              Longest wait so far: {formatDurationWords(chain.longestWaitMs)}.
             </span>
           </li>
         ))}
@@ -79,6 +80,10 @@ export function ContentionClient() {
               ))
             )}
           </section>
+          <section aria-labelledby="waits-now-heading">
+            <h2 id="waits-now-heading">Every wait now</h2>
+            <WaitListTable graph={graph.data} />
+          </section>
           <section aria-labelledby="chains-heading">
             <h2 id="chains-heading">Wait chains, longest first</h2>
             <Chains graph={graph.data} />
@@ -92,6 +97,8 @@ export function ContentionClient() {
           <label>
             Chart the waits of{" "}
             <select
+              // A long lock name must not widen the page past a phone's width.
+              style={{ maxWidth: "100%" }}
               value={chartedLock ?? ""}
               onChange={(event) => setChartedLock(event.target.value || null)}
             >

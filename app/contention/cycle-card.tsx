@@ -1,11 +1,14 @@
 "use client";
 
-import { useState } from "react";
+import Link from "next/link";
+import { Fragment, useState } from "react";
+import { lockHref } from "@/components/locks/lock-href";
 import { cycleSteps, participantPhrase } from "@/components/contention/describe";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { formatTimestamp } from "@/components/ui/format";
-import type { ContentionCycle, ContentionParticipant } from "@/lib/api/contention";
+import type { ContentionCycle, ContentionParticipant } from "@/lib/api";
 import { useRevoke } from "../_queries/lock-actions";
+import { permissionOf } from "../_queries/permissions";
 import { useSession } from "../_queries/session";
 
 interface CycleCardProps {
@@ -27,7 +30,12 @@ function heldInCycle(cycle: ContentionCycle, step: number, participant?: Content
  * "Ask to release"); its library also cancels the waits it began while holding that lock.
  */
 export function CycleCard({ cycle, participants }: CycleCardProps) {
-  const canWrite = useSession().data?.canWrite ?? false;
+  const login = useSession().data;
+  const revoking = permissionOf(login, "revoke", null);
+  const canWrite = revoking.allowed;
+  // Each member's lock by its holder's service: only the revokes this person's scope covers.
+  const mayRevoke = (resource: string, service: string | undefined) =>
+    permissionOf(login, "revoke", { resource, service: service ?? null }).allowed;
   const revoke = useRevoke();
   const [reason, setReason] = useState("Break a deadlock cycle seen on the Contention page");
   const steps = cycleSteps(cycle, participants);
@@ -38,8 +46,14 @@ export function CycleCard({ cycle, participants }: CycleCardProps) {
     >
       <p className="notice notice-warn">
         Deadlock: {cycle.sessions.length} sessions each hold a lock the next one waits for, on{" "}
-        {cycle.resources.join(", ")}. Seen since {formatTimestamp(cycle.firstSeenAt)}; Redlock
-        contenders give up and retry, so it dissolves and re-forms until one member lets go.
+        {cycle.resources.map((resource, index) => (
+          <Fragment key={resource}>
+            {index > 0 && ", "}
+            <Link href={lockHref(resource)}>{resource}</Link>
+          </Fragment>
+        ))}
+        . Seen since {formatTimestamp(cycle.firstSeenAt)}; Redlock contenders give up and retry, so
+        it dissolves and re-forms until one member lets go.
       </p>
       <ol>
         {cycle.sessions.map((session, step) => {
@@ -47,19 +61,21 @@ export function CycleCard({ cycle, participants }: CycleCardProps) {
           return (
             <li key={session}>
               {steps[step]}{" "}
-              {canWrite && held && !session.includes(":") && (
-                <button
-                  type="button"
-                  className="danger"
-                  disabled={revoke.isPending || reason.trim().length < 3}
-                  onClick={() =>
-                    revoke.mutate({ resource: held.resource, expectedValue: held.value, reason })
-                  }
-                >
-                  Revoke {participantPhrase(session, participants[session]?.labels)}: ask it to
-                  release {held.resource}
-                </button>
-              )}
+              {held &&
+                !session.includes(":") &&
+                mayRevoke(held.resource, participants[session]?.labels.service) && (
+                  <button
+                    type="button"
+                    className="danger"
+                    disabled={revoke.isPending || reason.trim().length < 3}
+                    onClick={() =>
+                      revoke.mutate({ resource: held.resource, expectedValue: held.value, reason })
+                    }
+                  >
+                    Revoke {participantPhrase(session, participants[session]?.labels)}: ask it to
+                    release {held.resource}
+                  </button>
+                )}
             </li>
           );
         })}
@@ -70,7 +86,11 @@ export function CycleCard({ cycle, participants }: CycleCardProps) {
           <input value={reason} onChange={(event) => setReason(event.target.value)} />
         </label>
       ) : (
-        <p className="muted">Log in as admin to revoke one member and break the cycle.</p>
+        <p className="muted">
+          {!revoking.allowed && login?.canWrite
+            ? revoking.reason
+            : "Sign in to revoke one member and break the cycle."}
+        </p>
       )}
       {revoke.error && <ErrorNotice error={revoke.error} title="The revoke was not sent" />}
       {revoke.data && (

@@ -3,11 +3,12 @@
 import Link from "next/link";
 import { participantPhrase } from "@/components/contention/describe";
 import { lockHref } from "@/components/locks/lock-href";
-import { formatLatencyMs } from "@/components/ui/format";
+import { formatDurationWords } from "@/components/ui/format";
 import { PlainTable } from "@/components/ui/plain-table";
-import type { WaitsResponse } from "@/lib/api/contention";
+import type { WaitsResponse } from "@/lib/api";
 
-const ms = (value: number | null) => (value === null ? "—" : formatLatencyMs(value));
+/** A wait in words ("12 min 18 s"): the same formatter as every duration on the page. */
+const ms = (value: number | null) => (value === null ? "—" : formatDurationWords(value));
 
 /** The holders that made others wait the most in the last hour. */
 export function TopBlockersTable({ blockers }: { blockers: WaitsResponse["topBlockers"] }) {
@@ -74,8 +75,10 @@ export function ObjectivesTable({ objectives }: { objectives: WaitsResponse["obj
     return (
       <p className="muted">
         No wait-time objective is configured. Set <code>CONSOLE_WAIT_OBJECTIVES</code>, e.g.{" "}
-        <code>{'[{"name":"orders","match":"orders:*","thresholdMs":200,"target":0.99}]'}</code> (see
-        docs/console.md).
+        <code className="wrap-anywhere">
+          {'[{"name":"orders","match":"orders:*","thresholdMs":200,"target":0.99}]'}
+        </code>{" "}
+        (see docs/console.md).
       </p>
     );
   return (

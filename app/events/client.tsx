@@ -6,35 +6,58 @@ import { HistoryHorizonNotice } from "@/components/locks/history-horizon";
 import { TRANSITION_TEXT } from "@/components/locks/transition-kind";
 import { TransitionTable } from "@/components/locks/transition-table";
 import { ErrorNotice } from "@/components/ui/error-notice";
-import { transitionKindSchema } from "@/lib/api/timeline";
+import { type TimeZoneChoice } from "@/components/ui/format";
+import { transitionKindSchema } from "@/lib/api";
 import { useTransitions, type LiveState, type TransitionFilters } from "../_queries/events";
+import { rangeOf, sinceFor, ViewControls, zoneHeading, type TimeRange } from "./view-controls";
 
+/** The "Problems" choice: `?problems=1` (isAlarming), not a kind, since an overlap is an acquisition. */
+const PROBLEMS = "problems";
 const KIND_CHOICES = [
   { value: "", label: "All kinds" },
-  { value: "expired,evicted,conflict", label: "Problems (expired, evicted, conflict)" },
+  // Short: a select is as wide as its longest option, and this one must fit a 390 px phone.
+  { value: PROBLEMS, label: "Problems only" },
   ...transitionKindSchema.options.map((kind) => ({
     value: kind,
     label: TRANSITION_TEXT[kind].label,
   })),
 ];
 
-/** The filters live in the URL (?match=&kind=&owner=), so a filtered feed is a link. */
-function useFilterParams(): [TransitionFilters, (next: TransitionFilters) => void] {
+/** How the feed is viewed, also in the URL: `?range=15m&since=<epoch ms>` and `?utc=1`. */
+interface ViewParams {
+  range: TimeRange;
+  zone: TimeZoneChoice;
+}
+
+/**
+ * The filters live in the URL (?match=&kind=&owner=&since=), so a filtered feed is a link; a
+ * range's start is fixed when chosen (`since`), so the link shows the same stretch of history.
+ */
+function useFilterParams(): [
+  TransitionFilters & ViewParams,
+  (patch: Record<string, string | undefined>) => void,
+] {
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
-  const filters: TransitionFilters = {
+  const filters = {
     match: params.get("match") ?? undefined,
     kind: params.get("kind") ?? undefined,
     owner: params.get("owner") ?? undefined,
+    problems: params.get("problems") ?? undefined,
+    since: params.get("since") ?? undefined,
+    range: rangeOf(params.get("range")),
+    zone: (params.get("utc") === "1" ? "utc" : "local") as TimeZoneChoice,
   };
-  const setFilters = (next: TransitionFilters) => {
-    const query = new URLSearchParams();
-    for (const [name, value] of Object.entries(next)) if (value) query.set(name, value);
+  const setParams = (patch: Record<string, string | undefined>) => {
+    const query = new URLSearchParams(params.toString());
+    for (const [name, value] of Object.entries(patch))
+      if (value) query.set(name, value);
+      else query.delete(name);
     const text = query.toString();
     router.replace(text ? `${pathname}?${text}` : pathname, { scroll: false });
   };
-  return [filters, setFilters];
+  return [filters, setParams];
 }
 
 /** A free-text filter, applied with the form's button (each keystroke would be a new stream). */
@@ -89,8 +112,9 @@ function LiveNotice({ live }: { live: LiveState }) {
 }
 
 export function EventsClient() {
-  const [filters, setFilters] = useFilterParams();
+  const [{ range, zone, ...filters }, setFilters] = useFilterParams();
   const { data, error, live } = useTransitions(filters);
+  const [nowMs] = useState(() => Date.now());
   const [match, setMatch] = useState(filters.match ?? "");
   const [owner, setOwner] = useState(filters.owner ?? "");
   const apply = (event: FormEvent) => {
@@ -103,7 +127,8 @@ export function EventsClient() {
       <p className="muted">
         What happened to every lock, live: folded from the nodes&apos; keyspace notifications by the
         console, pushed to this page as it happens. Holds that expired instead of being released,
-        evictions and conflicts stand out.
+        evictions, conflicts and acquisitions that may overlap a previous holder stand out; the kind
+        &ldquo;Problems only&rdquo; lists just those.
       </p>
       <form
         className="row"
@@ -116,8 +141,14 @@ export function EventsClient() {
         <label className="row">
           Kind
           <select
-            value={filters.kind ?? ""}
-            onChange={(event) => setFilters({ ...filters, kind: event.target.value })}
+            value={filters.problems ? PROBLEMS : (filters.kind ?? "")}
+            onChange={({ target: { value } }) =>
+              setFilters(
+                value === PROBLEMS
+                  ? { ...filters, kind: "", problems: "1" }
+                  : { ...filters, kind: value, problems: "" },
+              )
+            }
           >
             {KIND_CHOICES.map((choice) => (
               <option key={choice.value} value={choice.value}>
@@ -128,15 +159,30 @@ export function EventsClient() {
         </label>
         <button type="submit">Apply</button>
       </form>
+      <ViewControls
+        range={range}
+        sinceMs={filters.since ? Number(filters.since) : null}
+        zone={zone}
+        nowMs={nowMs}
+        onRange={(next) => setFilters({ range: next, since: sinceFor(next, Date.now()) })}
+        onZone={(next) => setFilters({ utc: next === "utc" ? "1" : undefined })}
+      />
       {error && <ErrorNotice error={error} title="Events unavailable" />}
       <LiveNotice live={live} />
       {data && <HistoryHorizonNotice horizon={data.horizon} />}
       {!data && !error && <p className="muted">Loading events…</p>}
       {data && data.transitions.length === 0 && (
-        <p className="notice notice-info">No transition matches since the history began.</p>
+        <p className="notice notice-info">
+          No transition matches {filters.since ? "in this time range" : "since the history began"}.
+        </p>
       )}
       {data && data.transitions.length > 0 && (
-        <TransitionTable transitions={data.transitions} label="Lock transitions" />
+        <TransitionTable
+          transitions={data.transitions}
+          label="Lock transitions"
+          zone={zone}
+          zoneText={zoneHeading(zone, nowMs)}
+        />
       )}
     </div>
   );

@@ -3,7 +3,7 @@
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useMemo } from "react";
 import { ErrorNotice } from "@/components/ui/error-notice";
-import type { LatencyResponse } from "@/lib/api/latency";
+import type { LatencyResponse } from "@/lib/api";
 import { useLatency } from "../_queries/latency";
 import { ChartLineNodeLatency } from "./chart-line-node-latency";
 import { ChartLineQuorumLatency } from "./chart-line-quorum-latency";

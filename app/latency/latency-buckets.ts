@@ -1,5 +1,5 @@
 /** Turns raw latency samples into time buckets with percentiles, the shape the charts draw. */
-import type { LatencyResponse } from "@/lib/api/latency";
+import type { LatencyResponse } from "@/lib/api";
 
 /** Nearest-rank percentile of sorted values; `fraction` in 0..1. */
 export function percentile(sorted: readonly number[], fraction: number): number {

@@ -1,5 +1,5 @@
 import { formatLatencyMs } from "@/components/ui/format";
-import type { LatencyResponse } from "@/lib/api/latency";
+import type { LatencyResponse } from "@/lib/api";
 import { percentile } from "./latency-buckets";
 
 /** Headline numbers of the window: sample count, failures, overall p50/p99. */

@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { isApiError } from "../_queries/api-fetch";
 import { useLogin, useSession } from "../_queries/session";
+import { isSignInFailure, SIGN_IN_FAILURE_TEXT } from "./sign-in-failure";
 
 const WRONG_TOKEN = {
   message:
@@ -32,57 +33,115 @@ function safeNext(next: string | null): string {
   }
 }
 
-export function LoginClient() {
+/** Why the last sign-in did not happen, from the callback's redirect: the reason and its detail. */
+function SignInFailureNotice() {
+  const query = useSearchParams();
+  const failure = query.get("sign_in_error");
+  if (!isSignInFailure(failure)) return null;
+  const detail = query.get("detail");
+  return (
+    <div role="alert" className="notice notice-error">
+      <strong>Sign-in failed.</strong> {SIGN_IN_FAILURE_TEXT[failure]}
+      {detail && (
+        <>
+          {" "}
+          <span className="muted">({detail})</span>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** The shared admin token, for when the identity provider is what is down. */
+function BreakGlassForm({ next }: { next: string | null }) {
   const [token, setToken] = useState("");
   const login = useLogin();
-  const { data: session } = useSession();
   const router = useRouter();
-  const next = useSearchParams().get("next");
-
   const submit = (event: FormEvent) => {
     event.preventDefault();
     login.mutate({ token }, { onSuccess: () => router.push(safeNext(next)) });
   };
   return (
-    <div className="card stack" style={{ maxWidth: "28rem", margin: "2rem auto" }}>
-      <h1>Log in</h1>
-      {session?.authenticated && <p className="notice notice-ok">You are logged in as admin.</p>}
-      <p className="muted">
-        Paste the admin token (CONSOLE_ADMIN_TOKEN; in local mode <code>npm start</code> prints it).
-        It is kept in an HttpOnly cookie, never in this page.
-      </p>
-      <form className="stack" onSubmit={submit}>
-        <label>
-          Admin token
-          <input
-            type="password"
-            autoComplete="current-password"
-            value={token}
-            onChange={(event) => setToken(event.target.value)}
-            required
-            autoFocus
-          />
-        </label>
-        {login.error && (
-          <ErrorNotice
-            error={
-              isApiError(login.error) && login.error.code === "unauthorized"
-                ? WRONG_TOKEN
-                : login.error
-            }
-            title="Login failed"
-          />
-        )}
-        <div>
-          <button
-            type="submit"
-            className="primary"
-            disabled={login.isPending || token.length === 0}
+    <form className="stack" onSubmit={submit}>
+      <label>
+        Admin token
+        <input
+          type="password"
+          autoComplete="current-password"
+          value={token}
+          onChange={(event) => setToken(event.target.value)}
+          required
+        />
+      </label>
+      {login.error && (
+        <ErrorNotice
+          error={
+            isApiError(login.error) &&
+            login.error.code === "unauthorized" &&
+            login.error.message.startsWith("Wrong admin token.")
+              ? WRONG_TOKEN
+              : login.error
+          }
+          title="Sign-in failed"
+        />
+      )}
+      <div>
+        <button type="submit" disabled={login.isPending || token.length === 0}>
+          {login.isPending ? "Signing in…" : "Sign in with the admin token"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function LoginClient() {
+  const { data: session } = useSession();
+  const query = useSearchParams();
+  // Checked where it is followed: safeNext here (it reads window), safeNextPath on the server.
+  const next = query.get("next");
+  const signedOut = query.get("signed_out") === "1";
+  return (
+    <div className="card stack" style={{ maxWidth: "32rem", margin: "2rem auto" }}>
+      <h1>Sign in</h1>
+      {signedOut && <p className="notice notice-ok">You are signed out.</p>}
+      {session?.authenticated && (
+        <p className="notice notice-ok">
+          You are signed in
+          {session.person?.name ? ` as ${session.person.name}` : ""} ({session.role ?? "no role"}).
+        </p>
+      )}
+      <SignInFailureNotice />
+      {session?.signIn && (
+        <p>
+          <a
+            className="button primary"
+            href={`${session.signIn.loginUrl}?next=${encodeURIComponent(next ?? "/")}`}
           >
-            {login.isPending ? "Logging in…" : "Log in"}
-          </button>
-        </div>
-      </form>
+            Sign in with {session.signIn.providerName}
+          </a>
+        </p>
+      )}
+      {session && !session.signIn && (
+        <p className="muted">
+          No identity provider is set up on this console (CONSOLE_OIDC_ISSUER): sign in with the
+          admin token.
+        </p>
+      )}
+      <section className="stack" aria-labelledby="break-glass-heading">
+        <h2 id="break-glass-heading">Break-glass</h2>
+        {session && !session.breakGlassEnabled ? (
+          <p className="muted">The break-glass admin token is turned off on this console.</p>
+        ) : (
+          <>
+            <p className="muted">
+              The shared admin token (CONSOLE_ADMIN_TOKEN; in local mode <code>npm start</code>{" "}
+              prints it), for when the identity provider is down. Every use is audited as
+              break-glass. It is kept in an HttpOnly cookie, never in this page.
+            </p>
+            <BreakGlassForm next={next} />
+          </>
+        )}
+      </section>
     </div>
   );
 }

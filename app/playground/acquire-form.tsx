@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { MAX_TTL_MS, MIN_TTL_MS } from "@/lib/api/common";
+import { MAX_TTL_MS, MIN_TTL_MS } from "@/lib/api";
 
 /** One resource per line; blank lines ignored. */
 export function parseResources(text: string): string[] {

@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { permissionOf } from "../_queries/permissions";
 import { useSession } from "../_queries/session";
 import { AcquireForm } from "./acquire-form";
 import { HeldLockPanel } from "./held-lock-panel";
@@ -9,17 +10,19 @@ import { usePlayground } from "./use-playground";
 
 function WriteAccessNotice() {
   const { data: session } = useSession();
-  if (!session || session.canWrite) return null;
+  const acquiring = permissionOf(session, "acquire", null);
+  if (!session || acquiring.allowed) return null;
   if (session.readOnly)
     return (
       <p className="notice notice-warn">
         The console is read-only: the playground cannot change locks.
       </p>
     );
+  if (session.canWrite) return <p className="notice notice-info">{acquiring.reason}</p>;
   return (
     <p className="notice notice-info">
-      Acquire, extend and release need the admin credential.{" "}
-      <Link href="/login?next=%2Fplayground">Log in</Link>
+      Acquire, extend and release need you to sign in.{" "}
+      <Link href="/login?next=%2Fplayground">Sign in</Link>
     </p>
   );
 }
@@ -27,7 +30,8 @@ function WriteAccessNotice() {
 export function PlaygroundClient() {
   const { data: session } = useSession();
   const playground = usePlayground();
-  const disabled = !session?.canWrite || playground.pending;
+  // The scope of each resource is the server's to check (a 403 names what was missing).
+  const disabled = !permissionOf(session, "acquire", null).allowed || playground.pending;
   return (
     <div className="stack">
       <h1>Playground</h1>

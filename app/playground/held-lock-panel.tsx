@@ -4,8 +4,8 @@ import Link from "next/link";
 import { useState } from "react";
 import { HolderValue } from "@/components/locks/holder-value";
 import { ValidityCountdown } from "@/components/locks/validity-countdown";
-import type { LockGrant } from "@/lib/api/actions";
-import { MAX_TTL_MS, MIN_TTL_MS } from "@/lib/api/common";
+import type { LockGrant } from "@/lib/api";
+import { MAX_TTL_MS, MIN_TTL_MS } from "@/lib/api";
 
 interface HeldLockPanelProps {
   lock: LockGrant;

@@ -1,8 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import type { LockGrant } from "@/lib/api/actions";
-import type { Attempt } from "@/lib/api/common";
+import type { Attempt, LockGrant } from "@/lib/api";
 import { ApiError } from "../_queries/api-fetch";
 import { useAcquire, useExtend, useRelease } from "../_queries/lock-actions";
 

@@ -1,6 +1,6 @@
 import { formatLatencyMs } from "@/components/ui/format";
 import { PlainTable } from "@/components/ui/plain-table";
-import type { Attempt } from "@/lib/api/common";
+import type { Attempt } from "@/lib/api";
 
 /** How each node voted in the last attempt of an operation, and how long it took to answer. */
 export function VoteTable({ attempts }: { attempts: Attempt[] }) {

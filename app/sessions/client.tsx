@@ -7,7 +7,7 @@ import { SessionName } from "@/components/sessions/session-name";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { formatTimestamp } from "@/components/ui/format";
 import { PlainTable } from "@/components/ui/plain-table";
-import type { HolderSessionSummary } from "@/lib/api/holder-sessions";
+import type { HolderSessionSummary } from "@/lib/api";
 import { useHolderSessions } from "../_queries/holder-sessions";
 
 /** A session in trouble gets its fix beside its state. */
@@ -63,7 +63,7 @@ export function HolderSessionsClient() {
         Each process using the lock library has a session: a heartbeat on the lock nodes, which
         tells whether it is alive, unresponsive (paused, GC or a blocked event loop) or gone.
         Processes of other libraries, or with <code>session: false</code>, have none and are not
-        listed. (Not your login to this console.)
+        listed. (Not your sign-in to this console.)
       </p>
       {error && <ErrorNotice error={error} title="Holder sessions unavailable" />}
       {!data && !error && <p className="muted">Loading holder sessions…</p>}

@@ -17,7 +17,7 @@ import { median, percentile } from "../stats";
 register("../server-only-hooks.mjs", import.meta.url);
 const { createConsole } = await import("@/lib/server/console");
 const { configFor } = await import("@/lib/server/config");
-const { pageOf } = await import("@/lib/server/locks/rows/page");
+const { pageOf } = await import("@/lib/server/locks/pages/page");
 
 type Figures = Record<string, number>;
 type ConsoleContext = ReturnType<typeof createConsole>;

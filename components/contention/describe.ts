@@ -2,24 +2,26 @@
  * Chains and cycles in words, for the on-call reader: "session 1a2b3c4d (service billing) waits for
  * invoices:7, held by session 5e6f7a8b (service orders), which …". Pure: the pages and tests share it.
  */
-import type { ContentionChain, ContentionCycle, ContentionParticipant } from "@/lib/api/contention";
+import type { ContentionChain, ContentionCycle, ContentionParticipant } from "@/lib/api";
+import { ownerHeadline } from "@/components/locks/owner-text";
 
 type Participants = Readonly<Record<string, ContentionParticipant>>;
 
 const phraseOf = (id: string, participants: Participants) =>
   participantPhrase(id, participants[id]?.labels);
 
-/** A participant as a short phrase: its kind, id prefix, service and host. */
+/**
+ * A participant as a short phrase, named as every page names a holder: "billing / worker-7 / 4242
+ * (session 1a2b3c4d)"; without labels, by its session id alone.
+ */
 export function participantPhrase(
   id: string,
   labels: Readonly<Record<string, string>> = {},
 ): string {
-  const service = labels.service ? `service ${labels.service}` : null;
-  const where = [service, labels.host ? `host ${labels.host}` : null].filter(Boolean).join(", ");
-  const suffix = where ? ` (${where})` : "";
-  if (id.startsWith("waiter:")) return `a contender without a session${suffix}`;
-  if (id.startsWith("holder:")) return `a holder without a session${suffix}`;
-  return `session ${id.slice(0, 8)}${suffix}`;
+  const name = Object.keys(labels).length > 0 ? ownerHeadline(labels) : null;
+  if (id.startsWith("waiter:")) return `a contender without a session${name ? ` (${name})` : ""}`;
+  if (id.startsWith("holder:")) return `a holder without a session${name ? ` (${name})` : ""}`;
+  return name ? `${name} (session ${id.slice(0, 8)})` : `session ${id.slice(0, 8)}`;
 }
 
 /** "X waits for R, held by Y, which waits for S, held by Z, which waits for nothing." */

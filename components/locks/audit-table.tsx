@@ -1,6 +1,6 @@
 import { formatTimestamp, shortValue } from "@/components/ui/format";
 import { PlainTable } from "@/components/ui/plain-table";
-import type { AuditEntry } from "@/lib/api/audit";
+import type { AuditEntry } from "@/lib/api";
 
 /** Audit entries, newest first: who did what to which lock, why, and how it ended. */
 export function AuditTable({
@@ -32,10 +32,30 @@ export function AuditTable({
             </span>
             <div className="muted">{entry.detail}</div>
           </td>
-          <td className="wrap-anywhere">{entry.reason ?? "—"}</td>
+          <td className="wrap-anywhere">
+            {entry.reason ?? "—"}
+            {entry.incident && (
+              <div>
+                <a href={entry.incident} target="_blank" rel="noopener noreferrer">
+                  incident
+                </a>
+              </div>
+            )}
+          </td>
           <td>
             {entry.actor}
-            <div className="muted">{entry.clientIp}</div>
+            <div className="muted">
+              {[
+                entry.credential,
+                entry.role && entry.rule ? `${entry.role} by ${entry.rule}` : null,
+                entry.clientIp,
+              ]
+                .filter(Boolean)
+                .join(" · ")}
+            </div>
+            <a className="muted" href={`/audit?id=${encodeURIComponent(entry.id)}`}>
+              link to this entry
+            </a>
           </td>
         </tr>
       ))}

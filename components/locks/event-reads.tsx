@@ -1,5 +1,6 @@
 "use client";
 
+import { CopyableCommand } from "@/components/ui/copyable-command";
 import { formatDurationMs } from "@/components/ui/format";
 import type { EventReads } from "@/lib/api";
 
@@ -27,8 +28,10 @@ export function EventReadsSummary({ reads }: { reads: EventReads }) {
           {reads.skippedShapeCount === 1 ? "shape" : "shapes"} never held a lock and{" "}
           {reads.skippedShapeCount === 1 ? "is" : "are"} not read on changes (
           {skipped.slice(0, 3).join(", ")}
-          {reads.skippedShapeCount > 3 ? ", …" : ""}): a lock under them shows by the resync, at
-          worst {formatDurationMs(reads.lateByAtMostMs)} late.
+          {reads.skippedShapeCount > 3 ? ", …" : ""}):{" "}
+          {reads.expirySamples.readsPerSMax > 0 && reads.expirySamples.unreadPerS === 0
+            ? `each of their keys given an expiry (as every lock is) is still read, up to ${perS(reads.expirySamples.readsPerSMax)}: a lock under them shows within ${formatDurationMs(reads.lateByAtMostMs)}.`
+            : `a lock under them shows by the resync, at worst ${formatDurationMs(reads.lateByAtMostMs)} late${reads.expirySamples.unreadPerS > 0 ? ` (${perS(reads.expirySamples.unreadPerS)} of their keys given an expiry go unread beyond the ${perS(reads.expirySamples.readsPerSMax)} bound)` : ""}.`}
         </p>
       )}
       {reads.untrackedReadsPerS > 0 && (
@@ -39,12 +42,18 @@ export function EventReadsSummary({ reads }: { reads: EventReads }) {
         </p>
       )}
       {reads.suggestion && (
-        <p data-testid="node-lock-match-suggestion">
-          Suggested <code>LOCK_MATCH={reads.suggestion.patterns.join(",")}</code>: would save{" "}
-          {perS(reads.suggestion.notificationsAvoidedPerS)} notifications and{" "}
-          {perS(reads.suggestion.readsAvoidedPerS)} reads on this node. It covers the locks seen
-          since the console started; a lock under another pattern would go unseen.
-        </p>
+        <div data-testid="node-lock-match-suggestion">
+          <p>Suggested:</p>
+          <CopyableCommand
+            command={`LOCK_MATCH=${reads.suggestion.patterns.join(",")}`}
+            label="suggested LOCK_MATCH"
+          />
+          <p>
+            It would save {perS(reads.suggestion.notificationsAvoidedPerS)} notifications and{" "}
+            {perS(reads.suggestion.readsAvoidedPerS)} reads on this node, and covers the locks seen
+            since the console started: a lock under another pattern would go unseen.
+          </p>
+        </div>
       )}
     </div>
   );

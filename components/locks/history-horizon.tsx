@@ -1,5 +1,5 @@
 import { formatTimestamp } from "@/components/ui/format";
-import type { HistoryHorizon } from "@/lib/api/timeline";
+import type { HistoryHorizon } from "@/lib/api";
 
 const BASIS_TEXT: Record<HistoryHorizon["basis"], string> = {
   "console-start": "the console started",

@@ -3,8 +3,10 @@
 import { useEffect, useState } from "react";
 import { Area, ReferenceLine, YAxis } from "recharts";
 import { TimeChartFrame } from "@/components/charts/time-chart-frame";
-import type { Transition } from "@/lib/api/timeline";
-import { visibleText } from "@/components/ui/visible-text";
+import { formatClock } from "@/components/ui/format";
+import type { Transition } from "@/lib/api";
+import { ownerHeadline } from "./owner-text";
+import { expiryWords } from "./transition-detail";
 
 const WINDOW_MS = 60 * 60_000;
 /** A hold is drawn at least this wide, so a hold of seconds still shows in an hour. */
@@ -19,6 +21,8 @@ export interface HoldBand {
   startMs: number;
   endMs: number;
   ending: Ending;
+  /** An expiry's cause in words ("Why: the holder's session was unresponsive…"); null otherwise. */
+  cause: string | null;
 }
 
 const SERIES = ["held", "released", "expired", "force-released", "evicted", "gap"] as const;
@@ -36,8 +40,8 @@ export function holdBands(transitions: readonly Transition[], nowMs: number): Ho
   const bands: HoldBand[] = [];
   const open = new Map<string, HoldBand>();
   for (const transition of [...transitions].reverse()) {
-    const label = transition.owner?.labels.service ?? transition.owner?.labels.host;
-    const holder = label !== undefined ? visibleText(label) : "unlabelled";
+    // "service / host / pid", as every page names a holder.
+    const holder = transition.owner ? ownerHeadline(transition.owner.labels) : "unlabelled";
     if (transition.kind === "acquired" && transition.value) {
       const band: HoldBand = {
         value: transition.value,
@@ -45,6 +49,7 @@ export function holdBands(transitions: readonly Transition[], nowMs: number): Ho
         startMs: transition.owner?.acquiredAt ?? transition.at,
         endMs: nowMs,
         ending: "held",
+        cause: null,
       };
       open.set(transition.value, band);
       bands.push(band);
@@ -65,11 +70,13 @@ export function holdBands(transitions: readonly Transition[], nowMs: number): Ho
           startMs: transition.at - (transition.heldMs ?? 0),
           endMs: nowMs,
           ending: "held",
+          cause: null,
         };
         bands.push(band);
       }
       open.delete(transition.value);
       band.ending = transition.kind;
+      if (transition.kind === "expired") band.cause = expiryWords(transition);
       band.endMs = transition.heldMs !== null ? band.startMs + transition.heldMs : transition.at;
     }
   }
@@ -90,6 +97,21 @@ function useNow(intervalMs: number): number {
     return () => clearInterval(timer);
   }, [intervalMs]);
   return nowMs;
+}
+
+/** The last hour's expiries while held, newest first (three at most), each with its cause. */
+function ExpiryCauses({ bands }: { bands: readonly HoldBand[] }) {
+  const expired = bands.filter((band) => band.ending === "expired").reverse();
+  if (expired.length === 0) return null;
+  return (
+    <ul data-testid="expiry-causes">
+      {expired.slice(0, 3).map((band) => (
+        <li key={band.value}>
+          Expired while held at {formatClock(band.endMs)} ({band.holder}). {band.cause}
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 /** Who held the lock over the last hour: one band per hold, coloured by how it ended. */
@@ -149,6 +171,7 @@ export function HoldTimeline({ transitions }: { transitions: readonly Transition
           <span style={{ color: ENDING_COLOUR["force-released"] }}>force-released</span>,{" "}
           <span style={{ color: ENDING_COLOUR.evicted }}>lost to evictions</span>; dashed lines:
           evictions; grey: gaps.
+          <ExpiryCauses bands={bands} />
         </figcaption>
       }
     >

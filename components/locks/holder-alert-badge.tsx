@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { formatAgeMs } from "@/components/ui/format";
 import { useServerNow } from "@/hooks/use-server-now";
-import type { HolderSessionState } from "@/lib/api/holder-session";
+import type { HolderSessionState } from "@/lib/api";
 
 interface HolderAlertBadgeProps {
   state: Extract<HolderSessionState, "unresponsive" | "gone">;

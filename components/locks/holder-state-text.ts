@@ -3,7 +3,7 @@
  * a code alone. Pure: the time is passed in (server clock, epoch ms).
  */
 import { formatAgeMs } from "@/components/ui/format";
-import type { HolderSession } from "@/lib/api/holder-session";
+import type { HolderSession } from "@/lib/api";
 
 type StateAndHeartbeat = Pick<HolderSession, "state" | "lastSeenAt">;
 
@@ -14,7 +14,8 @@ export function heartbeatAgo(lastSeenAt: number | null, nowMs: number): string |
 
 /**
  * A session's state without its subject: "alive, last heartbeat 0.4 s ago", "unresponsive for
- * 12 s (paused, GC or a blocked event loop)", "gone (…)", "no session (…)".
+ * 12 s (paused, GC or a blocked event loop)", "gone (its connections closed and it stopped
+ * heartbeating: probably crashed)", "no session (…)".
  */
 export function sessionStateText({ state, lastSeenAt }: StateAndHeartbeat, nowMs: number): string {
   const ago = heartbeatAgo(lastSeenAt, nowMs);
@@ -28,7 +29,9 @@ export function sessionStateText({ state, lastSeenAt }: StateAndHeartbeat, nowMs
           : `for ${formatAgeMs(nowMs - lastSeenAt)}`
       } (paused, GC or a blocked event loop)`;
     case "gone":
-      return "gone (its connections are closed and its heartbeat stopped)";
+      // A guess, never proof (a proxy, a network cut or a process that closed its own clients
+      // shows the same): the timeline and docs/holder-sessions.md say it alike.
+      return "gone (its connections closed and it stopped heartbeating: probably crashed)";
     case "unknown":
       return "no session (another library or session: false)";
   }
@@ -44,6 +47,7 @@ export function holderStateText(session: StateAndHeartbeat, nowMs: number): stri
 export const FORCE_CONSEQUENCE: Record<HolderSession["state"], string | null> = {
   alive: null,
   unresponsive: "forcing may let two processes act at once",
-  gone: "the lock is released at once",
+  // Issue 39: gone is a guess; forcing tombstones its lock like any other (lib/api/unlock-rule.ts).
+  gone: "forcing still keeps everyone out until its validity ends, in case it runs on",
   unknown: null,
 };

@@ -1,6 +1,6 @@
 "use client";
 
-import type { HolderSession } from "@/lib/api/holder-session";
+import type { HolderSession } from "@/lib/api";
 import { useServerNow } from "@/hooks/use-server-now";
 import { heartbeatAgo, holderStateText, sessionStateText } from "./holder-state-text";
 

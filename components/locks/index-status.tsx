@@ -1,6 +1,5 @@
 "use client";
 
-import { EventReadsSummary } from "@/components/locks/event-reads";
 import { ElapsedSince } from "@/components/locks/held-for";
 import type { Listing, NodeIndex } from "@/lib/api";
 
@@ -19,7 +18,8 @@ const percent = (fraction: number | null) =>
 /**
  * How the live index follows one node: its mode ("watching" by notifications, "polling" without
  * them, "listing 42%" while a listing after a start or a gap runs) and how fresh its data is
- * ("as of 2s ago", on the server's clock). Text first: colour only repeats it.
+ * ("as of 2s ago", on the server's clock). Text first: colour only repeats it. What the index reads
+ * on a watched node (EventReadsSummary) is a node card's detail, folded there.
  */
 export function NodeIndexStatus({ index }: { index: NodeIndex }) {
   const running = index.listing;
@@ -76,9 +76,6 @@ export function NodeIndexStatus({ index }: { index: NodeIndex }) {
       )}
       {index.mode === "polling" && index.reason && (
         <p className="muted index-reason">{index.reason}</p>
-      )}
-      {index.mode === "watching" && index.eventReads && (
-        <EventReadsSummary reads={index.eventReads} />
       )}
     </div>
   );

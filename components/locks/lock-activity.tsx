@@ -1,4 +1,4 @@
-import type { LockRow } from "@/lib/api/locks";
+import type { LockRow } from "@/lib/api";
 
 /** The last hour of a lock, on its overview row: how often it changed hands, and expiries while held. */
 export function LockActivity({ activity }: { activity: LockRow["activity"] }) {

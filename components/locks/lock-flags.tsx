@@ -1,4 +1,4 @@
-import type { LockFlag } from "@/lib/api/locks";
+import type { LockFlag } from "@/lib/api";
 
 const FLAG_TEXT: Record<LockFlag, { label: string; hint: string }> = {
   "long-held": { label: "long-held", hint: "Held longer than CONSOLE_LONG_HELD_MS" },

@@ -1,4 +1,4 @@
-import { keyParamFor } from "@/lib/api/resource-key";
+import { keyParamFor } from "@/lib/api";
 
 /** A lock page's address; a key that is not UTF-8 (or very long) is opened by its bytes: `?key=<base64url>`. */
 export function lockHref(resource: string, resourceBase64?: string): string {

@@ -1,34 +1,14 @@
-import type { LockFormat, LockOwner } from "@/lib/api/locks";
+import type { LockFormat, LockOwner } from "@/lib/api";
 import { visibleText } from "@/components/ui/visible-text";
+import { labelsText, ownerHeadline, releasingHolderText } from "./owner-text";
+
+export { labelsText, ownerHeadline };
 
 const FORMAT_NAMES: Record<LockFormat, string> = {
   string: "node-redlock/redsync string",
   "redisson-hash": "Redisson hash",
   tombstone: "force-release tombstone",
 };
-
-/** The labels an operator recognises first, in this order; the rest stay in the tooltip. */
-const HEADLINE_LABELS = ["service", "host", "pid"] as const;
-
-/**
- * "billing / worker-7 / 4242", or the first labels when none of service/host/pid is set. Labels
- * are shown with invisible and bidi characters escaped (visibleText), here and below.
- */
-export function ownerHeadline(labels: Record<string, string>): string {
-  const headline = HEADLINE_LABELS.map((name) => labels[name]).filter(
-    (value) => value !== undefined,
-  );
-  if (headline.length > 0) return headline.map(visibleText).join(" / ");
-  const others = Object.values(labels).slice(0, 3);
-  return others.length > 0 ? others.map(visibleText).join(" / ") : "no labels";
-}
-
-/** Every label, one "name=value" per line, for a tooltip. */
-export function labelsText(labels: Record<string, string>): string {
-  return Object.entries(labels)
-    .map(([name, value]) => `${visibleText(name)}=${visibleText(value)}`)
-    .join("\n");
-}
 
 /** The text shown for an owner: its headline labels, or "unknown — <format>" for other libraries. */
 export function ownerText(owner: LockOwner): string {
@@ -87,6 +67,26 @@ export function OwnerLabels({
           )}
         </span>
       ))}
+    </span>
+  );
+}
+
+/**
+ * Who holds a tombstoned ("releasing") lock: the replaced holder's name, from the labels of the
+ * session its tombstone names, or "name unknown" (owner-text.ts's releasingHolderText).
+ */
+export function ReleasingHolderLabel({ labels }: { labels: Record<string, string> | null }) {
+  const known = labels !== null && Object.keys(labels).length > 0;
+  return (
+    <span
+      className={known ? "owner" : "muted"}
+      title={
+        known
+          ? labelsText(labels)
+          : "The tombstone names the holder's session; no heartbeat of it (which carries the name) was found"
+      }
+    >
+      {releasingHolderText(labels)}
     </span>
   );
 }

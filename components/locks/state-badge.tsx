@@ -1,4 +1,4 @@
-import type { LockState } from "@/lib/api/locks";
+import type { LockState } from "@/lib/api";
 
 const LOCK_STATE_HINT: Record<LockState, string> = {
   held: "One value on a majority of nodes",

@@ -1,4 +1,4 @@
-import type { TransitionKind } from "@/lib/api/timeline";
+import type { TransitionKind } from "@/lib/api";
 
 export const TRANSITION_TEXT: Record<TransitionKind, { label: string; hint: string }> = {
   acquired: { label: "acquired", hint: "A value reached a majority of nodes: a new holder" },

@@ -29,3 +29,26 @@ export function ValidityCountdown({ validUntilMs }: ValidityCountdownProps) {
     </span>
   );
 }
+
+/**
+ * A lock's validity left on a majority. At zero the server has not said the lock expired: a holder
+ * that extends (using(), auto-extension) does so just before this instant, and the extension shows
+ * when the next page arrives. So zero reads "renewal due", never "expired": only the server says a
+ * lock expired (its row goes, an `expired` event is recorded).
+ */
+export function LockValidity({ validUntilMs }: ValidityCountdownProps) {
+  const nowMs = useServerNow();
+  if (validUntilMs === null || validUntilMs === Number.POSITIVE_INFINITY || nowMs === null)
+    return <ValidityCountdown validUntilMs={validUntilMs} />;
+  const remainingMs = Math.max(0, validUntilMs - nowMs);
+  if (remainingMs > 0) return <ValidityCountdown validUntilMs={validUntilMs} />;
+  return (
+    <span
+      className="countdown muted"
+      data-remaining-ms={0}
+      title="The validity last read has run out: the holder usually extends about now. The lock is expired only when the nodes drop it, and then its row goes."
+    >
+      renewal due
+    </span>
+  );
+}

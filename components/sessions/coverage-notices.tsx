@@ -1,4 +1,4 @@
-import type { HolderSessionsCoverage } from "@/lib/api/holder-sessions";
+import type { HolderSessionsCoverage } from "@/lib/api";
 
 /** What the sessions read could not see, said plainly (each notice names what may be missing). */
 export function CoverageNotices({

@@ -8,20 +8,26 @@ import type { ClientErrorCode } from "@/lib/api";
 const EXPLANATIONS: Record<ClientErrorCode, string> = {
   network:
     "The console server did not answer. Check that it is running and that this machine can reach it.",
-  unauthorized: "This needs the admin credential. Log in with the admin token first.",
+  unauthorized: "This needs a sign-in. Sign in first (or use the break-glass admin token).",
   read_only: "This console runs read-only (CONSOLE_READ_ONLY): it refuses every change to locks.",
   cross_origin: "The request did not come from this console's own page, so it was refused.",
+  forbidden:
+    "Your role does not cover this action on this lock, so nothing was changed. Ask for a role that covers it (CONSOLE_RBAC).",
   resource_locked:
     "Another holder owns at least one of these resources, or fewer than a majority of nodes agreed in time. Wait until its validity ends, or pick another resource.",
   lock_not_held:
     "This lock is no longer held on a majority of nodes with this value: it expired, was released, or was force-released. Acquire it again.",
   value_changed:
     "The lock changed since you looked at it: a node now holds another value. Nothing was deleted.",
+  not_console_lock:
+    "The playground extends and releases only the locks this console acquired. To take another holder's lock, use Force release on its lock page: it reserves the lock until its holder lets go.",
   no_session:
     "This holder has no session (another library, or session: false): nobody can ask it to let go. It can only be force-released.",
+  hash_lock_needs_delete_now:
+    "A Redisson hash lock cannot be reserved by a tombstone: it can only be deleted now, which may make two holders. Choose delete-now to do so.",
   quorum_unavailable:
     "Fewer than a majority of nodes answered, so the outcome cannot be known. Check the node strip for down nodes.",
-  rate_limited: "Too many login attempts from this browser. Wait a moment before trying again.",
+  rate_limited: "Too many sign-in attempts from this browser. Wait a moment before trying again.",
   reserved_resource:
     'Names under the reserved prefix "redlock:" are the library\'s own keys, never locks.',
   invalid_request: "Some of the values entered are not accepted.",
@@ -59,7 +65,7 @@ export function ErrorNotice({ error, title }: { error: unknown; title?: string }
       )}
       {code === "unauthorized" && (
         <div>
-          <Link href="/login">Log in</Link>
+          <Link href="/login">Sign in</Link>
         </div>
       )}
     </div>

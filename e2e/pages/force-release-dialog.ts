@@ -12,7 +12,22 @@ export class ForceReleaseDialog {
   readonly root: Locator;
 
   constructor(page: Page) {
-    this.root = page.getByRole("dialog", { name: /Force-release/ });
+    // Titled by its action (issue 39 item 6): "Ask the holder to release r" or "Force release r".
+    this.root = page.getByRole("dialog", { name: /^(Ask the holder to release|Force release) / });
+  }
+
+  get title(): Locator {
+    return this.root.getByRole("heading", { level: 2 });
+  }
+
+  /** The rule's words before the click: "nobody else gets it for at most N s …". */
+  get whatForcingDoes(): Locator {
+    return this.root.getByLabel("What forcing does", { exact: true });
+  }
+
+  /** The explicit delete-now, its own control: "Delete now (may make two holders until …)". */
+  get deleteNowButton(): Locator {
+    return this.root.getByRole("button", { name: /^Delete now \(may make two holders until / });
   }
 
   /** What the dialog says of the holder (its liveness in words). */

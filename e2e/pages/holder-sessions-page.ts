@@ -46,11 +46,39 @@ export class HolderSessionsPage {
     return preview.getByRole("table", { name: "Locks to release" });
   }
 
-  /** Confirms the release with `reason`; returns the result's table. */
-  async releaseEverything(reason: string): Promise<Locator> {
-    const preview = this.page.getByRole("region", { name: "Release preview" });
+  get previewRegion(): Locator {
+    return this.page.getByRole("region", { name: "Release preview" });
+  }
+
+  /** Fills the confirmation: the reason, the deadline (when asking), the locks' count (when several). */
+  async fillRelease(reason: string, options: { deadlineS?: string; count?: number } = {}) {
+    const preview = this.previewRegion;
     await preview.getByLabel(/^Reason/).fill(reason);
-    await preview.getByRole("button", { name: "Release everything" }).click();
+    if (options.deadlineS !== undefined)
+      await preview.getByLabel(/^Deadline/).fill(options.deadlineS);
+    if (options.count !== undefined)
+      await preview.getByLabel(/^Type the number of locks/).fill(String(options.count));
+  }
+
+  get askButton(): Locator {
+    return this.previewRegion.getByRole("button", { name: /^Ask to release/ });
+  }
+
+  get forceAnywayButton(): Locator {
+    return this.previewRegion.getByRole("button", { name: "Force release anyway" });
+  }
+
+  /** Asks the session to release (the form filled); returns the table of what was asked. */
+  async askToRelease(): Promise<Locator> {
+    await this.askButton.click();
+    const asked = this.page.getByRole("region", { name: "Ask to release" });
+    await expect(asked).toBeVisible();
+    return asked.getByRole("table", { name: "Asked to release" });
+  }
+
+  /** Past the deadline: forces what the session still holds; returns the result's table. */
+  async forceWhatItStillHolds(): Promise<Locator> {
+    await this.page.getByRole("button", { name: "Force release what it still holds" }).click();
     const result = this.page.getByRole("region", { name: "Release result" });
     await expect(result).toBeVisible();
     return result.getByRole("table", { name: "Release result" });

@@ -9,13 +9,13 @@ export class LoginPage {
 
   async submit(token: string): Promise<void> {
     await this.page.getByLabel("Admin token").fill(token);
-    await this.page.getByRole("button", { name: "Log in" }).click();
+    await this.page.getByRole("button", { name: "Sign in with the admin token" }).click();
   }
 
-  /** Logs in and waits until the header shows the admin session. */
+  /** Signs in with the break-glass admin token and waits until the header shows the sign-in. */
   async login(token: string, next = "/"): Promise<void> {
     await this.goto(next);
     await this.submit(token);
-    await expect(this.page.getByRole("button", { name: "Log out" })).toBeVisible();
+    await expect(this.page.getByRole("button", { name: "Sign out" })).toBeVisible();
   }
 }

@@ -1,6 +1,6 @@
 /** The console's HTTP API as a script would call it: bearer token, JSON body, same-origin Origin. */
 import type { APIRequestContext } from "@playwright/test";
-import type { LockGrantResponse } from "@/lib/api/actions";
+import type { LockGrantResponse } from "@/lib/api";
 import type { Stack } from "../stack-file";
 
 export class ConsoleApi {

@@ -3,7 +3,7 @@
  * as a script, a fresh resource name per test, and a check that the page logged no console error.
  */
 import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
-import { readStack, type Stack } from "../stack-file";
+import { E2E_PORT, readStack, type Stack } from "../stack-file";
 import { ConsoleApi } from "./api";
 import { Masters } from "./redis";
 
@@ -31,6 +31,9 @@ function watchConsole(page: Page, errors: string[]): void {
 }
 
 export const test = base.extend<Fixtures>({
+  // The worker's own stack (e2e/stack-file.ts: this module is evaluated in each worker); a spec's
+  // test.use({ baseURL }) still wins.
+  baseURL: `http://127.0.0.1:${E2E_PORT}`,
   // Playwright's request context keeps idle sockets with no timeout of its own (Node's agent ignores
   // the server's Keep-Alive hint when the agent has none), while `next start` closes an idle socket
   // after 6 s (Node's 5 s keepAliveTimeout plus its 1 s buffer). A request written while the socket

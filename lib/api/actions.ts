@@ -1,5 +1,11 @@
-/** `POST /api/locks` (acquire), `/extend`, `/release` and `/force-release`. */
+/**
+ * `POST /api/locks` (acquire), `/extend`, `/release` and `/force-release`. One job: the request and
+ * answer contracts of the lock actions. It is long because force-release's answer says every
+ * outcome in fields (mode, reservedUntil, overlapPossibleUntil, majority, per-node results), and the
+ * actions share their node-result and attempt schemas, which a split would import back and forth.
+ */
 import { z } from "zod";
+import { incidentUrlSchema } from "./audit";
 import {
   MAX_RESOURCE_BASE64_LENGTH,
   attemptSchema,
@@ -90,32 +96,43 @@ const oneResource = {
 
 /**
  * For a holder whose value carries no session id (another library, `session: false`): nobody can
- * tell whether it still runs, so the operator chooses. "release-now" deletes the lock, accepting
- * that the holder may still act as one; "hold-until-ttl" leaves a tombstone that keeps everyone out
- * until the replaced value's validity ends (nobody will acknowledge it). Audited.
+ * tell whether it still runs, so the operator chooses. "release-now" is the explicit delete-now
+ * (`disposal`), accepting that the holder may still act as one; "hold-until-ttl" leaves a tombstone
+ * that keeps everyone out until the replaced value's validity ends (nobody will acknowledge it).
  */
 export const noSessionChoiceSchema = z.enum(["release-now", "hold-until-ttl"]);
 export type NoSessionChoice = z.infer<typeof noSessionChoiceSchema>;
 
 /**
- * Force-release. Exactly one of:
- * - `expectedValue`: compared against what each node holds — nothing is changed (409 value_changed)
- *   if any node holds another value when checked, and a node whose value changes between that check
- *   and the write is left alone (409 too). Then, by the holder's session, read fresh from the nodes
- *   (docs/holder-sessions.md): alive or unresponsive → the value is replaced by a tombstone on each
- *   node (compare-and-set), so nobody acquires before the holder acknowledges or its validity ends;
- *   gone → deleted (compare-and-delete). A holder without a session needs `noSession` (400 without
- *   it). Redisson hash locks are deleted, never tombstoned;
- * - `valueDigest`: the same, comparing the SHA-1 of what each node holds with the digest;
- * - `force: true` without `expectedValue`: deletes whatever value each node holds.
- * The resource is named by `resource`, or by `resourceBase64` for a key that is not valid UTF-8.
- * The holder's session (if any) is notified on every node.
+ * What a force-release does to a value that still has validity (lib/api/unlock-rule.ts):
+ * "tombstone" (the default: reserved until the holder acknowledges or its validity plus drift
+ * ends) or "delete-now", the explicit immediate delete: audited as such, its answer and audit
+ * saying until when two processes may act as holders. The console never chooses it by itself.
  */
+export const forceReleaseDisposalSchema = z.enum(["tombstone", "delete-now"]);
+export type ForceReleaseDisposal = z.infer<typeof forceReleaseDisposalSchema>;
+
 /** `sha1:` + 12 hex digits of a value's SHA-1, as rows show it (`valueDigest`). */
 export const valueDigestSchema = z
   .string()
   .regex(/^sha1:[0-9a-f]{12}$/, "must be sha1: followed by 12 lowercase hex digits");
 
+/**
+ * Force-release (admin; lib/api/unlock-rule.ts decides). Exactly one of:
+ * - `expectedValue`: compared against what each node holds — nothing is changed (409
+ *   value_changed) if any node holds another value when checked, and a node whose value changes
+ *   between that check and the write is left alone (409 too);
+ * - `valueDigest`: the same, comparing the SHA-1 of what each node holds with the digest;
+ * - `force: true`: whatever value each node holds (each node's tombstone is built from its own).
+ * Whatever the holder's liveness reads (alive, unresponsive, gone: never proof), the value is
+ * replaced by a tombstone lasting its PTTL plus drift (a value without TTL: TOMBSTONE_WITHOUT_TTL_MS),
+ * and every session found is notified; `disposal: "delete-now"` deletes it instead. A tombstone
+ * already there is never lengthened (mode "unchanged"); lifting it is delete-now. A Redisson hash
+ * lock cannot hold a tombstone: 409 hash_lock_needs_delete_now without delete-now. A holder without
+ * a session needs `noSession` (400 without it). 503 quorum_unavailable when too few nodes answer
+ * for the write to reach a majority.
+ * The resource is named by `resource`, or by `resourceBase64` for a key that is not valid UTF-8.
+ */
 export const forceReleaseRequestSchema = z
   .strictObject({
     ...resourceFields,
@@ -127,7 +144,11 @@ export const forceReleaseRequestSchema = z
     valueDigest: valueDigestSchema.optional(),
     force: z.boolean().optional(),
     noSession: noSessionChoiceSchema.optional(),
+    /** @default "tombstone" */
+    disposal: forceReleaseDisposalSchema.optional(),
     reason: reasonSchema,
+    /** The incident this is for: an http(s) link kept in the audit entry. */
+    incident: incidentUrlSchema.optional(),
   })
   .refine(oneResource.check, oneResource.params)
   .refine(
@@ -139,21 +160,31 @@ export const forceReleaseRequestSchema = z
       ].filter(Boolean).length === 1,
     {
       message:
-        "give exactly one of expectedValue (compare-and-delete), valueDigest (compare by digest), or force: true to delete any value",
+        "give exactly one of expectedValue (compare), valueDigest (compare by digest), or force: true for any value",
       path: ["expectedValue"],
     },
-  );
+  )
+  .refine((body) => !(body.noSession === "release-now" && body.disposal === "tombstone"), {
+    message: 'noSession "release-now" is disposal "delete-now": they contradict each other',
+    path: ["noSession"],
+  });
 export type ForceReleaseRequest = z.infer<typeof forceReleaseRequestSchema>;
 
 export const forceReleaseNodeOutcomeSchema = z.enum([
+  /** Deleted: only by the explicit delete-now. */
   "deleted",
   /** The value was replaced by the tombstone (docs/holder-sessions.md). */
   "tombstoned",
+  /** Already a tombstone: left as it was, never lengthened. */
+  "reserved",
   /** The key was not there. */
   "absent",
   /** The node holds another value than expectedValue (or a key that is no lock): left alone. */
   "mismatch",
-  /** The node holds expectedValue but was left alone, because another node holds a different value. */
+  /**
+   * Left alone though it holds the value: another node holds a different value, too few nodes
+   * answered, or a Redisson hash that only delete-now removes.
+   */
   "kept",
   "unreachable",
 ]);
@@ -164,18 +195,25 @@ export const forceReleaseNodeResultSchema = z.object({
   outcome: forceReleaseNodeOutcomeSchema,
   /** The value found on the node (deleted, replaced or kept); null when absent or unreachable. */
   value: z.string().nullable(),
+  /**
+   * The key's PTTL after the call in ms: the tombstone's life (tombstoned, reserved); the validity
+   * removed (deleted); as found otherwise; null when absent or unreachable.
+   */
+  pttlMs: z.number().nullable(),
   latencyMs: z.number(),
 });
 export type ForceReleaseNodeResult = z.infer<typeof forceReleaseNodeResultSchema>;
 
 /**
- * How the lock was released: "tombstoned" (reserved for its holder's acknowledgement, at most until
- * the replaced value's validity ends) or "deleted" (free at once).
+ * What the force-release did, and only that: "tombstoned" (reserved for its holder's
+ * acknowledgement, at most until the replaced value's validity plus drift ends), "deleted" (the
+ * explicit delete-now), "unchanged" (nothing written: a tombstone already stands, the value
+ * changed, or too few nodes answered) or "absent" (no node held it).
  */
-export const forceReleaseModeSchema = z.enum(["tombstoned", "deleted"]);
+export const forceReleaseModeSchema = z.enum(["tombstoned", "deleted", "unchanged", "absent"]);
 export type ForceReleaseMode = z.infer<typeof forceReleaseModeSchema>;
 
-/** 200 of force-release; also the `details` of its 409. */
+/** 200 of force-release; also the `details` of its 409 and 503. */
 export const forceReleaseResponseSchema = z.object({
   serverTime: epochMsSchema,
   resource: z.string(),
@@ -187,6 +225,26 @@ export const forceReleaseResponseSchema = z.object({
   holderState: holderSessionStateSchema.nullable(),
   deletedCount: z.number().int(),
   tombstonedCount: z.number().int(),
+  /** Nodes that already held a tombstone, left as it was. */
+  reservedCount: z.number().int(),
+  /**
+   * Epoch ms (console clock) until which nobody else gets the lock at most: when the tombstone
+   * (new or standing) no longer stands on a majority, unless the holder acknowledges first. null
+   * when no tombstone stands on a majority.
+   */
+  reservedUntil: epochMsSchema.nullable(),
+  /**
+   * delete-now only: epoch ms (console clock) until which two processes may act as holders (now
+   * plus the longest validity removed). null otherwise.
+   */
+  overlapPossibleUntil: epochMsSchema.nullable(),
+  /**
+   * False when the value stood on fewer than a majority of the nodes (after a master restart, say):
+   * its holder's library counts a lock absent or replaced on a majority as lost, so it is told.
+   */
+  majority: z.boolean(),
+  /** What happened, in the words of lib/api/unlock-rule.ts. */
+  summary: z.string(),
   nodes: z.array(forceReleaseNodeResultSchema),
   /** Id of the audit entry recording the action (also in the tombstone and the notice). */
   auditId: z.string(),
@@ -211,6 +269,8 @@ export const revokeRequestSchema = z
     ...resourceFields,
     expectedValue: lockValueSchema,
     reason: reasonSchema,
+    /** The incident this is for: an http(s) link kept in the audit entry. */
+    incident: incidentUrlSchema.optional(),
     deadlineMs: z
       .number()
       .int("must be a whole number of milliseconds")

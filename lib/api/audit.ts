@@ -5,9 +5,26 @@ import { epochMsSchema, nodeIdSchema } from "./common";
 export const DEFAULT_AUDIT_LIMIT = 100;
 export const MAX_AUDIT_LIMIT = 1000;
 
+const queryEpochMs = z.coerce.number().int().min(0).max(8_640_000_000_000_000);
+
+/**
+ * Filters (issue 42): `person` (a subject, an email, or words of the actor's label), `resource`
+ * (one resource the entry names, exactly), `since`/`until` (epoch ms, inclusive), `id` (one
+ * entry: the per-entry link `/audit?id=`). A filtered read looks back through at most
+ * MAX_AUDIT_SCAN entries per node and says when it stopped there.
+ */
 export const auditQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_AUDIT_LIMIT).default(DEFAULT_AUDIT_LIMIT),
+  person: z.string().trim().min(1).max(256).optional(),
+  resource: z.string().min(1).max(8192).optional(),
+  since: queryEpochMs.optional(),
+  until: queryEpochMs.optional(),
+  id: z
+    .string()
+    .regex(/^[0-9A-Za-z-]{1,64}$/, "must be an audit entry id")
+    .optional(),
 });
+export const MAX_AUDIT_SCAN = 20_000;
 export type AuditQuery = z.infer<typeof auditQuerySchema>;
 
 export const auditActionSchema = z.enum([
@@ -17,16 +34,51 @@ export const auditActionSchema = z.enum([
   "force-release",
   /** An admin asked a holder to release its lock (a revoke marker and a notice). */
   "revoke",
-  /** Every lock of one holder session force-released in one action. */
+  /** Every lock of one holder session asked to release (one deadline) or force-released, in one action. */
   "release-session",
   /** An admin turned on a node's keyspace events (the node card's action). */
   "keyspace-events",
+  /** Before sign-in with OpenID Connect: a login with the admin token (now "sign-in"). */
   "login",
   "logout",
+  /** A person signed in (OpenID Connect), or a sign-in with the break-glass admin token. */
+  "sign-in",
+  "sign-out",
+  /** An admin ended every sign-in of one person, on every replica. */
+  "revoke-sign-ins",
+  /** The break-glass bearer token used for reads: the first per client per 10 minutes. */
+  "break-glass",
   /** A wrong admin token (login form or bearer); the first per client per minute, rate-limited. */
   "auth-failure",
+  /** A person created a personal token (its name, grants and expiry in `detail`). */
+  "token-create",
+  /** A personal token revoked by its owner or an admin. */
+  "token-revoke",
 ]);
 export type AuditAction = z.infer<typeof auditActionSchema>;
+
+/**
+ * What a revoked holder did by its deadline, as its revoke's follow-up learned it:
+ * "released" (it recorded its release), "did-not-release" (still held on a majority past the
+ * deadline), "no-record" (no release recorded, and the lock no longer held on a majority: it
+ * expired or was deleted).
+ */
+export const holderDidSchema = z.enum(["released", "did-not-release", "no-record"]);
+export type HolderDid = z.infer<typeof holderDidSchema>;
+
+export const auditPersonSchema = z.object({
+  subject: z.string(),
+  issuer: z.string(),
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+});
+export type AuditPerson = z.infer<typeof auditPersonSchema>;
+
+/** An incident link on a state-changing request: http(s) only (never javascript: in the trail's link). */
+export const MAX_INCIDENT_URL_LENGTH = 2_048;
+export const incidentUrlSchema = z
+  .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
+  .max(MAX_INCIDENT_URL_LENGTH, `must be at most ${MAX_INCIDENT_URL_LENGTH} characters`);
 
 export const auditEntrySchema = z.object({
   /** Event id (UUID), the same on every node the entry was written to. */
@@ -34,8 +86,10 @@ export const auditEntrySchema = z.object({
   at: epochMsSchema,
   action: auditActionSchema,
   /**
-   * "token" (bearer), "session:<8 chars of the session's random id>" (browser login) or "anonymous".
-   * Never derived from the token itself: this trail is readable by anyone who may read.
+   * The person ("Alice Oncall <alice@example.com>"), "break-glass (token)" (the admin token as a
+   * bearer), "break-glass (sign-in <8 chars of its random id>)" (a sign-in with the admin token), or
+   * "anonymous"; before sign-in existed, "token" and "session:<8 chars>". Never derived from a
+   * secret: this trail is readable by anyone who may read.
    */
   actor: z.string(),
   /** Client address: the TCP peer, or X-Forwarded-For's last hop with CONSOLE_TRUST_PROXY. */
@@ -46,10 +100,31 @@ export const auditEntrySchema = z.object({
   value: z.string().nullable(),
   reason: z.string().nullable(),
   outcome: z.enum(["success", "failure"]),
-  /** Error code or a short summary of the result. */
+  /** Error code or a short summary of the result: the human sentence, never parsed back. */
   detail: z.string(),
+  /** A follow-up entry: the id of the entry it follows up (a revoke, force-release or session release). */
+  followUpOf: z.string().nullable().default(null),
+  /** A revoke's follow-up: what the holder did by the deadline. */
+  holderDid: holderDidSchema.nullable().default(null),
+  /** With holderDid "released": the holder's own record, how long after the request it released. */
+  releasedAfterMs: z.number().nonnegative().nullable().default(null),
   /** Nodes whose stream holds this entry. */
   nodes: z.array(nodeIdSchema),
+  // Who, as a person (issue 42). Absent in entries written before: read as null.
+  /** The person who acted (a token's owner); null for break-glass and anonymous. */
+  person: auditPersonSchema.nullable().default(null),
+  /** How they proved it. */
+  credential: z
+    .enum(["sign-in", "proxy", "personal-token", "break-glass"])
+    .nullable()
+    .default(null),
+  /** The personal token's name, with credential "personal-token". */
+  tokenName: z.string().nullable().default(null),
+  /** The role of the grant that allowed the action, and that grant's rule. */
+  role: z.enum(["viewer", "operator", "admin"]).nullable().default(null),
+  rule: z.string().nullable().default(null),
+  /** The incident the action was taken for (an http(s) URL given with the request). */
+  incident: z.string().nullable().default(null),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -58,5 +133,7 @@ export const auditResponseSchema = z.object({
   /** Newest first. */
   entries: z.array(auditEntrySchema),
   unreachableNodes: z.array(nodeIdSchema),
+  /** A filtered read stopped after MAX_AUDIT_SCAN entries per node: older matches may exist. */
+  scanLimitReached: z.boolean().optional(),
 });
 export type AuditResponse = z.infer<typeof auditResponseSchema>;

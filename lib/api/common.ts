@@ -1,7 +1,9 @@
 /**
  * Building blocks shared by every request and response schema of the HTTP API.
- * Plain zod, no server imports: the browser bundles this file.
+ * Plain zod and the library's browser-safe wire protocol, no server imports: the browser bundles
+ * this file.
  */
+import { RESERVED_PREFIX } from "@redlock-console/redlock/protocol";
 import { z } from "zod";
 import { ERROR_CODES } from "./error-codes";
 
@@ -10,7 +12,7 @@ import { ERROR_CODES } from "./error-codes";
 if (typeof window !== "undefined") z.config({ jitless: true });
 
 /** Auxiliary keys of the library (fencing counters, probe, audit stream) live here; never a lock. */
-export const RESERVED_PREFIX = "redlock:";
+export { RESERVED_PREFIX };
 /**
  * Longest resource name accepted, in bytes: in bodies, in paths, and as base64. A bound (keys are
  * read and compared whole), but one that fits a key's base64 in a URL under Node's 16 KB limit.

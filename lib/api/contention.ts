@@ -41,6 +41,26 @@ export const contentionChainSchema = z.object({
 });
 export type ContentionChain = z.infer<typeof contentionChainSchema>;
 
+/** Live waits listed at most in `waitList` (longest first; `waits` counts them all). */
+export const MAX_WAITS_LISTED = 200;
+
+/**
+ * One live wait, whoever waits and whatever it waits behind (issue 41 item 5): the chains follow
+ * one wait per participant and none on a lock nobody holds, so this list is where every wait shows.
+ */
+export const contentionWaitSchema = z.object({
+  /** The waiter: a session id, or `waiter:<entry id>` without a session. */
+  waiter: z.string(),
+  /** The waiter's owner labels (service, host, pid…). */
+  labels: z.record(z.string(), z.string()),
+  resource: z.string(),
+  /** When it started waiting (the contender's clock, epoch ms). */
+  since: epochMsSchema,
+  /** Who holds the lock now; null when no node holds it (between two holders). */
+  holder: z.object({ id: z.string(), labels: z.record(z.string(), z.string()) }).nullable(),
+});
+export type ContentionWait = z.infer<typeof contentionWaitSchema>;
+
 /** A deadlock cycle: `sessions[i]` waits for `resources[i]`, held by `sessions[(i + 1) % n]`. */
 export const contentionCycleSchema = z.object({
   resources: z.array(z.string()),
@@ -61,6 +81,8 @@ export const contentionResponseSchema = z.object({
   participants: z.record(z.string(), contentionParticipantSchema),
   /** Live waits the graph was built from. */
   waits: z.number().int().nonnegative(),
+  /** Every live wait, longest first, at most MAX_WAITS_LISTED. */
+  waitList: z.array(contentionWaitSchema).default([]),
   /** Cycle episodes seen since the console started. */
   cycleEpisodesTotal: z.number().int().nonnegative(),
   /**

@@ -15,6 +15,11 @@ export const ERROR_STATUS = {
   read_only: 403,
   /** The request's Origin is not this console's own origin (CSRF defence). */
   cross_origin: 403,
+  /**
+   * The credential is good but no one grant of it has the role for this action on this lock
+   * (auth/policy.ts); the message names what was missing. Nothing was changed.
+   */
+  forbidden: 403,
   not_found: 404,
   /**
    * `GET /api/locks/{resource}` of a key no pattern of LOCK_MATCH covers: the console reads and shows
@@ -28,6 +33,16 @@ export const ERROR_STATUS = {
   lock_not_held: 409,
   /** Force-release, revoke: a node holds another value than the one the operator saw. */
   value_changed: 409,
+  /**
+   * The playground's extend or release of a value this console did not acquire (another holder's,
+   * pasted from a lock page): only force-release takes another holder's lock.
+   */
+  not_console_lock: 409,
+  /**
+   * Force-release of a Redisson hash lock without `disposal: "delete-now"`: a hash cannot hold a
+   * string tombstone, so it can only be deleted, which only an explicit choice does.
+   */
+  hash_lock_needs_delete_now: 409,
   /** Revoke: the holder's value carries no session id, so nobody can ask it: it can only be forced. */
   no_session: 409,
   /** Body larger than the limit (see MAX_BODY_BYTES). */
@@ -53,23 +68,51 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 /** Codes the browser adds for answers that never reached the API: no answer, or a non-JSON one. */
 export type ClientErrorCode = ErrorCode | "network" | "http_error";
 
+/** The request an error answered, as the browser sent it. */
+export interface ApiRequest {
+  readonly method: string;
+  /** The console's own path, with its query if any (`/api/locks/force-release`). */
+  readonly path: string;
+}
+
+export interface ApiErrorOptions {
+  /** Specifics beside the message, sent as the body's `error.details` (per-node outcomes…). */
+  readonly details?: unknown;
+  /** Headers of the error response (Retry-After). */
+  readonly headers?: Record<string, string>;
+  /** What the browser actually received (0: no answer). @default the code's HTTP status */
+  readonly status?: number;
+  /** The request that failed (the browser's side): the message names it, as ky's HTTPError does. */
+  readonly request?: ApiRequest;
+}
+
 /**
  * An error of the console's API, on both sides of the wire: thrown by server code (and turned into a
- * response by `toResponse`), and rebuilt by the browser from an error response. `status` is the
- * code's HTTP status, or what the browser actually received (0: no answer).
+ * response by `toResponse`), and rebuilt by the browser from an error response, where its message
+ * ends with the request and what came back: "… (POST /api/locks/force-release: 409)".
  */
 export class ApiError extends Error {
   override name = "ApiError";
   readonly status: number;
+  readonly details?: unknown;
+  readonly headers?: Record<string, string>;
+  readonly request?: ApiRequest;
   constructor(
     readonly code: ClientErrorCode,
     message: string,
-    readonly details?: unknown,
-    readonly headers?: Record<string, string>,
-    status?: number,
+    options: ApiErrorOptions = {},
   ) {
-    super(message);
-    this.status = status ?? (isErrorCode(code) ? ERROR_STATUS[code] : 0);
+    const status = options.status ?? (isErrorCode(code) ? ERROR_STATUS[code] : 0);
+    const { request } = options;
+    super(
+      request === undefined
+        ? message
+        : `${message} (${request.method} ${request.path}: ${status === 0 ? "no answer" : status})`,
+    );
+    this.status = status;
+    this.details = options.details;
+    this.headers = options.headers;
+    this.request = request;
   }
 }
 

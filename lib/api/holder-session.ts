@@ -3,13 +3,14 @@
  * sessions API report it. "Holder session": the session of the process holding a lock, not the
  * console's login session (session.ts).
  */
+import { SESSION_ID_PATTERN } from "@redlock-console/redlock/protocol";
 import { z } from "zod";
 import { epochMsSchema } from "./common";
 
 /** A holder session id: 16 random bytes as 32 lowercase hex characters. */
 export const holderSessionIdSchema = z
   .string()
-  .regex(/^[0-9a-f]{32}$/, "must be 32 lowercase hex characters");
+  .regex(SESSION_ID_PATTERN, "must be 32 lowercase hex characters");
 
 export const holderSessionStateSchema = z.enum([
   /** A majority of the nodes hold a heartbeat that is not late. */

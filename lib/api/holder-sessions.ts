@@ -3,11 +3,15 @@
  * (the processes holding locks, docs/holder-sessions.md), not the console's login (session.ts).
  */
 import { z } from "zod";
+import { incidentUrlSchema } from "./audit";
 import {
   MAX_REASON_LENGTH,
+  MAX_REVOKE_DEADLINE_MS,
   MIN_REASON_LENGTH,
+  MIN_REVOKE_DEADLINE_MS,
   forceReleaseModeSchema,
   forceReleaseNodeResultSchema,
+  revokeNodeResultSchema,
 } from "./actions";
 import { epochMsSchema, nodeIdSchema } from "./common";
 import {
@@ -96,15 +100,30 @@ export const holderSessionResponseSchema = z.object({
 });
 export type HolderSessionResponse = z.infer<typeof holderSessionResponseSchema>;
 
-/** Release everything one holder session holds: with `preview: true`, only say what would be done. */
+/**
+ * Release everything one holder session holds: with `preview: true`, only say what would be done.
+ * A session that is not gone is asked first (a revoke of each lock, one deadline for all), as the
+ * lock page does; `force: true` force-releases every lock at once whatever its liveness.
+ */
 export const holderSessionReleaseRequestSchema = z.strictObject({
   reason: z
     .string()
     .trim()
     .min(MIN_REASON_LENGTH, `must be at least ${MIN_REASON_LENGTH} characters`)
     .max(MAX_REASON_LENGTH, `must be at most ${MAX_REASON_LENGTH} characters`),
+  /** The incident this is for: an http(s) link kept in the audit entry. */
+  incident: incidentUrlSchema.optional(),
   /** @default false */
   preview: z.boolean().optional(),
+  /** Force-release (tombstone) every lock without asking, even of an alive session. @default false */
+  force: z.boolean().optional(),
+  /** When asking: how long the holder has to let go of every lock, ms. @default DEFAULT_REVOKE_DEADLINE_MS */
+  deadlineMs: z
+    .number()
+    .int()
+    .min(MIN_REVOKE_DEADLINE_MS, `must be at least ${MIN_REVOKE_DEADLINE_MS} ms`)
+    .max(MAX_REVOKE_DEADLINE_MS, `must be at most ${MAX_REVOKE_DEADLINE_MS} ms`)
+    .optional(),
 });
 export type HolderSessionReleaseRequest = z.infer<typeof holderSessionReleaseRequestSchema>;
 
@@ -113,24 +132,40 @@ export const holderSessionReleaseLockSchema = z.object({
   resourceBase64: z.string().optional(),
   /** The value the index showed, compared on every node before anything is written. */
   value: z.string(),
-  /** What is (preview) or was done: by the session's liveness, as a force-release does. */
+  /**
+   * What is (preview) or was done to it, decided per batch from the session's liveness read fresh:
+   * "ask" (a revoke: the holder lets go by `deadlineAt`) unless the session reads gone or the
+   * operator forces; "force" (a force-release).
+   */
+  action: z.enum(["ask", "force"]),
+  /** The liveness read that decided `action` (read again before every batch of locks). */
+  holderState: holderSessionStateSchema,
+  /** What a force-release does (preview), did, or would do past the deadline of an ask. */
   mode: forceReleaseModeSchema,
-  /** After the release: "released", or why not. Absent in a preview. */
-  outcome: z.enum(["released", "value_changed", "absent"]).optional(),
+  /**
+   * After the release: "released" (forced), "asked" (the revoke marker is on a majority), or why
+   * neither: "value_changed", "absent", "unavailable" (too few nodes answered to mark a majority).
+   * Absent in a preview.
+   */
+  outcome: z.enum(["released", "asked", "value_changed", "absent", "unavailable"]).optional(),
   deletedCount: z.number().int().optional(),
   tombstonedCount: z.number().int().optional(),
-  nodes: z.array(forceReleaseNodeResultSchema).optional(),
+  /** Nodes whose revoke marker was written (an ask). */
+  markedCount: z.number().int().optional(),
+  nodes: z.array(z.union([forceReleaseNodeResultSchema, revokeNodeResultSchema])).optional(),
 });
 export type HolderSessionReleaseLock = z.infer<typeof holderSessionReleaseLockSchema>;
 
 export const holderSessionReleaseResponseSchema = z.object({
   serverTime: epochMsSchema,
   sessionId: holderSessionIdSchema,
-  /** The session's liveness, read fresh from the nodes before deciding. */
+  /** The session's liveness, read fresh from the nodes before the first batch (each lock says its own). */
   holderState: holderSessionStateSchema,
   preview: z.boolean(),
   /** The one audit entry of the release; null for a preview (nothing audited). */
   auditId: z.string().nullable(),
+  /** The one deadline of every lock asked to be released (epoch ms); null when none was asked. */
+  deadlineAt: epochMsSchema.nullable(),
   locks: z.array(holderSessionReleaseLockSchema),
   /** Locks beyond MAX_SESSION_RELEASE_LOCKS, left for another release. */
   remaining: z.number().int(),

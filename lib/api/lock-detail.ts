@@ -61,5 +61,15 @@ export const lockResponseSchema = z.object({
    * session id is `{ id: null, state: "unknown", lastSeenAt: null, labels: {} }`.
    */
   holderSession: holderSessionSchema.nullable(),
+  /** How the list (the live index, `/api/locks`) compares with this fresh read. */
+  index: z.object({
+    /**
+     * True when this read found a lock the list did not show (a key the index missed, e.g. under a
+     * key shape skipped on notifications): the console read the key into its index at once.
+     */
+    missedLock: z.boolean(),
+    /** The same in words, with what was done; null when the list agrees or is still being built. */
+    note: z.string().nullable(),
+  }),
 });
 export type LockResponse = z.infer<typeof lockResponseSchema>;

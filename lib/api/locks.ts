@@ -1,6 +1,7 @@
 /** `GET /api/locks` (snapshot) and `GET /api/locks/{resource}`. */
 import { z } from "zod";
 import { epochMsSchema, nodeIdSchema } from "./common";
+import { lockSortSchema, sortOrderSchema } from "./lock-sort";
 import { indexModeSchema } from "./node-index";
 
 export const lockStateSchema = z.enum([
@@ -193,6 +194,12 @@ export const locksQuerySchema = z.object({
   /** Opaque; from a previous page's nextCursor. */
   cursor: z.string().max(4096).optional(),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(DEFAULT_PAGE_LIMIT),
+  /** Order of the rows across every page (lock-sort.ts); absent: by resource. Unknown: 400. */
+  sort: lockSortSchema.optional(),
+  /** Absent: ascending. */
+  order: sortOrderSchema.optional(),
+  /** Owner label filter over every lock of the index: `service=billing`, or a bare label name. */
+  owner: z.string().max(256).optional(),
 });
 export type LocksQuery = z.infer<typeof locksQuerySchema>;
 
@@ -221,6 +228,18 @@ export const listingSchema = z.object({
    */
   complete: z.boolean(),
   nodes: z.array(listingNodeSchema),
+  /**
+   * With notifications on, key shapes that never held a lock are not read on every change (their
+   * keys given an expiry are, up to a bound per second): how many are skipped over the nodes, how
+   * late a lock under them may show at worst, and that in words. null when none is skipped.
+   */
+  skippedShapes: z
+    .object({
+      shapes: z.number().int().nonnegative(),
+      lateByAtMostMs: z.number().nonnegative(),
+      note: z.string(),
+    })
+    .nullable(),
 });
 export type Listing = z.infer<typeof listingSchema>;
 
@@ -229,11 +248,11 @@ export const locksResponseSchema = z.object({
   serverTime: epochMsSchema,
   /** How long cutting the page from the index took, in ms. */
   scanMs: z.number(),
-  /** Rows of this page, sorted by resource. */
+  /** Rows of this page, in the query's order (by resource unless `sort` says otherwise). */
   items: z.array(lockRowSchema),
   /** Cursor of the next page; null on the last page. */
   nextCursor: z.string().nullable(),
-  /** Rows matching match/state across all pages. */
+  /** Rows matching match/state/owner across all pages. */
   total: z.number().int(),
   /** Rows by state across the whole snapshot (before filters). */
   counts: lockCountsSchema,

@@ -89,9 +89,10 @@ export type LockMatchSuggestion = z.infer<typeof lockMatchSuggestionSchema>;
 
 /**
  * With notifications on, which changed keys the console reads: keys of shapes that never held a
- * lock are skipped on notifications after many reads (one is still read per second as a sample),
- * and the periodic resync still lists them: a lock under such a shape shows `lateByAtMostMs` late
- * at worst, and its shape is read again at once.
+ * lock are skipped on notifications after many reads, save their expiry samples (a key given an
+ * expiry is read, up to a bound per second: every lock has one) and one changed key per second; the
+ * periodic resync still lists them. A lock under such a shape shows `lateByAtMostMs` late at worst,
+ * and its shape is read again at once.
  */
 export const eventReadsSchema = z.object({
   /** Reads per second that notifications caused, and those skipped (shape or event class). */
@@ -105,7 +106,19 @@ export const eventReadsSchema = z.object({
   skippedShapeCount: z.number().int().nonnegative(),
   /** Shapes that held a lock (the busiest first, at most 20): always read. */
   lockShapes: z.array(keyShapeFiguresSchema),
-  /** How late a lock under a skipped shape can show at worst: the resync interval plus a listing. */
+  /**
+   * Keys of skipped shapes that an event gave an expiry: read per second, the bound per second
+   * (`readsPerSMax`, CONSOLE_SHAPE_SAMPLES_PER_S), and left unread beyond it per second.
+   */
+  expirySamples: z.object({
+    readsPerS: z.number().nonnegative(),
+    readsPerSMax: z.number().nonnegative(),
+    unreadPerS: z.number().nonnegative(),
+  }),
+  /**
+   * How late a lock under a skipped shape can show at worst: about a second while every key given
+   * an expiry is read; the resync interval plus a listing when some go unread (or sampling is off).
+   */
   lateByAtMostMs: z.number().nonnegative(),
   /** Keyspace patterns subscribed on this node, with what each delivers. */
   subscriptions: z.array(z.object({ pattern: z.string(), notificationsPerS: z.number() })),

@@ -26,11 +26,85 @@ export const nodeWarningCodeSchema = z.enum([
   "cluster_replicas",
   /** A cluster node reports cluster_state:fail, leaves slots unserved, or has a primary down. */
   "cluster_degraded",
+  /**
+   * The node restarted (a new run_id) recently: without persistence it came back empty, so every
+   * lock it held now stands on one node fewer.
+   */
+  "restarted",
 ]);
 export type NodeWarningCode = z.infer<typeof nodeWarningCodeSchema>;
 
-export const nodeWarningSchema = z.object({ code: nodeWarningCodeSchema, message: z.string() });
+/**
+ * What a warning is about: the node is down now, it restarted (locks lost a node of margin), or its
+ * configuration (persistence, eviction, role, clock) puts locks at risk.
+ */
+export const nodeWarningCategorySchema = z.enum(["down", "restart", "configuration"]);
+export type NodeWarningCategory = z.infer<typeof nodeWarningCategorySchema>;
+
+export const nodeWarningSchema = z.object({
+  code: nodeWarningCodeSchema,
+  message: z.string(),
+  category: nodeWarningCategorySchema.optional(),
+});
 export type NodeWarning = z.infer<typeof nodeWarningSchema>;
+
+/** Why a node does not answer, from what its connection met (not the client's retry wrapper). */
+export const downCauseKindSchema = z.enum([
+  /** Nothing listens on the address (ECONNREFUSED): the process is stopped or crashed. */
+  "refused",
+  /** Connected, but no answer within the node timeout: paused, overloaded or dropping packets. */
+  "timeout",
+  /** The connection attempt itself timed out (ETIMEDOUT): a firewall or a host that is off. */
+  "connect_timeout",
+  /** The server refused the credentials (WRONGPASS, NOAUTH, NOPERM). */
+  "auth",
+  /** The host name does not resolve. */
+  "dns",
+  /** No route to the host or its network. */
+  "no_route",
+  /** The TLS handshake failed (certificate, protocol). */
+  "tls",
+  /** The connection was closed or reset, and no reconnection has succeeded yet. */
+  "connection_lost",
+  "other",
+]);
+export type DownCauseKind = z.infer<typeof downCauseKindSchema>;
+
+/** A node that does not answer: since when (as this console saw it) and why. */
+export const nodeDownSchema = z.object({
+  /** When the console first saw it down (epoch ms): its connection closing, or the first failed read. */
+  sinceMs: epochMsSchema,
+  cause: downCauseKindSchema,
+  /** The cause in words, e.g. "connection refused: nothing listens on 127.0.0.1:7001". */
+  message: z.string(),
+});
+export type NodeDown = z.infer<typeof nodeDownSchema>;
+
+/** How many live locks stand on how many nodes, among those a restarted node lacks. */
+export const lockMarginSchema = z.object({
+  /** Nodes holding each of these locks' value now. */
+  holders: z.number().int().nonnegative(),
+  locks: z.number().int().nonnegative(),
+});
+export type LockMargin = z.infer<typeof lockMarginSchema>;
+
+/** A restart the console saw (a new run_id), and what it means for the locks held now. */
+export const nodeRestartSchema = z.object({
+  /** When the new process started (epoch ms, from its uptime). */
+  atMs: epochMsSchema,
+  /**
+   * True: it came back without persistence and loaded no key (every lock it held is gone from it);
+   * false: it loaded an AOF or RDB; null: unknown.
+   */
+  emptyKeyspace: z.boolean().nullable(),
+  /** Held locks this node lacks now, by how many nodes still hold them (most first). */
+  locksLacking: z.array(lockMarginSchema),
+  /** Sum of locksLacking. */
+  lockCount: z.number().int().nonnegative(),
+  /** What to do about it, with this console's restart quarantine in mind. */
+  fix: z.string(),
+});
+export type NodeRestart = z.infer<typeof nodeRestartSchema>;
 
 /** One primary (shard) of a cluster node: the slots it serves, its replicas, how the index follows it. */
 export const clusterShardSchema = z.object({
@@ -103,8 +177,12 @@ export const nodeInfoSchema = z.object({
   usedMemoryBytes: z.number().nullable(),
   maxmemoryPolicy: z.string().nullable(),
   aofEnabled: z.boolean().nullable(),
-  /** Error text when down (never contains a password). */
+  /** Error text when down (never contains a password): the cause, as `down.message`. */
   error: z.string().nullable(),
+  /** Since when and why the node is down; null when it answers. */
+  down: nodeDownSchema.nullable().optional(),
+  /** Its last restart the console saw, while recent or while locks still lack it; else null. */
+  restart: nodeRestartSchema.nullable().optional(),
   warnings: z.array(nodeWarningSchema),
   /** How the live index follows this node. */
   index: nodeIndexSchema,
@@ -133,6 +211,21 @@ export const healthResponseSchema = z.object({
   readOnly: z.boolean(),
   quorumSize: z.number().int(),
   reachableNodes: z.number().int(),
-  nodes: z.array(z.object({ id: nodeIdSchema, address: nodeAddressSchema, up: z.boolean() })),
+  nodes: z.array(
+    z.object({
+      id: nodeIdSchema,
+      address: nodeAddressSchema,
+      up: z.boolean(),
+      /** Since when and why, for a node that does not answer. */
+      down: nodeDownSchema.nullable().optional(),
+      /** Its last restart, while recent or while locks still lack it. */
+      restart: nodeRestartSchema.nullable().optional(),
+    }),
+  ),
+  /**
+   * This console replica: its id (CONSOLE_REPLICA_ID, else host:pid:random) and whether it writes
+   * the history now (replicas on one CONSOLE_STATE_URL elect one writer; without a store, always).
+   */
+  replica: z.object({ id: z.string(), historyWriter: z.boolean() }).optional(),
 });
 export type HealthResponse = z.infer<typeof healthResponseSchema>;

@@ -1,6 +1,8 @@
 /**
  * `GET /api/events` (transitions across all locks), `GET /api/events/stream` (the same, pushed as
  * server-sent events) and `GET /api/locks/{resource}/timeline` (one lock's transitions).
+ * One job: the transition contract. It is long because a transition says in fields every cause the
+ * console knows (expiry cause, possible overlap, after-expired for stored history), each documented.
  */
 import { z } from "zod";
 import {
@@ -61,9 +63,9 @@ export type TransitionKind = z.infer<typeof transitionKindSchema>;
 
 /**
  * What the console read of a holder's session once its hold had expired: "gone" (connections
- * closed, heartbeat late: it crashed), "unresponsive" (heartbeat late: paused or blocked), "alive"
- * (heartbeating: it failed to extend), "unknown" (no session id in the value, or a majority of the
- * nodes did not answer) or "not-checked" (too many sessions were being read at once).
+ * closed, heartbeat late: probably crashed, never proof), "unresponsive" (heartbeat late: paused or
+ * blocked), "alive" (heartbeating: it failed to extend), "unknown" (no session id in the value, or a
+ * majority of the nodes did not answer) or "not-checked" (too many sessions were being read at once).
  */
 export const expirySessionStateSchema = z.enum([
   "gone",
@@ -101,6 +103,36 @@ export function parseEventId(text: string | null | undefined): number | null {
   const id = Number(text);
   return Number.isSafeInteger(id) ? id : null;
 }
+
+/**
+ * Why an acquisition may overlap the previous holder, which never confirmed it stopped:
+ * "expired-while-held" (its value ran out instead of being released: crashed, paused or too slow
+ * to extend), "evicted" (a node's maxmemory policy took its majority: nobody told it),
+ * "reservation-unacknowledged" (force-released with a tombstone that ran out by its TTL: the
+ * holder's library never deleted it, so its routine may still be running, e.g. a long step after
+ * its signal aborted), "reservation-lifted" (an operator lifted that tombstone before the holder
+ * acknowledged).
+ */
+export const overlapReasonSchema = z.enum([
+  "expired-while-held",
+  "evicted",
+  "reservation-unacknowledged",
+  "reservation-lifted",
+]);
+export type OverlapReason = z.infer<typeof overlapReasonSchema>;
+
+export const possibleOverlapSchema = z.object({
+  reason: overlapReasonSchema,
+  /** The previous holder's value; after a reservation, its tombstone (`rlx:<that holder's token>:…`). */
+  previousValue: z.string(),
+  /** The previous holder's owner, when the console knew it. */
+  previousOwner: ownerInfoSchema.nullable(),
+  /** When the previous holder's claim ended unconfirmed: its expiry, its eviction, the reservation's end or lift. */
+  since: epochMsSchema,
+  /** Who force-released the previous holder (reservation-*); null otherwise. */
+  by: z.string().nullable(),
+});
+export type PossibleOverlap = z.infer<typeof possibleOverlapSchema>;
 
 export const transitionSchema = z.object({
   /**
@@ -154,6 +186,12 @@ export const transitionSchema = z.object({
       expiredAt: epochMsSchema,
     })
     .nullable(),
+  /**
+   * acquired: the previous holder never confirmed it stopped, so both may have acted as holders
+   * (`summary` says it in words); null when the previous holder released, or acknowledged its
+   * force-release. Set in every case `afterExpired` is, so a consumer reads this one field.
+   */
+  possibleOverlap: possibleOverlapSchema.nullable().default(null),
 });
 export type Transition = z.infer<typeof transitionSchema>;
 
@@ -175,6 +213,7 @@ export function makeTransition(
     cause: null,
     since: null,
     afterExpired: null,
+    possibleOverlap: null,
     ...fields,
   };
 }
@@ -243,10 +282,24 @@ export const eventsQuerySchema = z.object({
     .max(256)
     .regex(/^[^=]+=.*$/, "must be label=value")
     .optional(),
+  /**
+   * `1`: only problems (isAlarming: expiries while held, evictions, conflicts and acquisitions that
+   * may overlap their previous holder), on top of the other filters.
+   */
+  problems: z.enum(["1"]).optional(),
   /** Only transitions with an id greater than this (to resume): decimal digits only (see parseEventId). */
   after: z
     .string()
     .refine((text) => parseEventId(text) !== null, "must be an event id (decimal digits)")
+    .transform((text) => parseEventId(text)!)
+    .optional(),
+  /**
+   * Only transitions at or after this instant (console clock, epoch ms: decimal digits, as `after`):
+   * the Events page's time range ("last 15 min").
+   */
+  since: z
+    .string()
+    .refine((text) => parseEventId(text) !== null, "must be epoch milliseconds (decimal digits)")
     .transform((text) => parseEventId(text)!)
     .optional(),
   limit: z.coerce.number().int().min(1).max(MAX_EVENTS_LIMIT).default(DEFAULT_EVENTS_LIMIT),
@@ -263,15 +316,21 @@ export type EventsResponse = z.infer<typeof eventsResponseSchema>;
 
 /** The filters as one predicate, shared by the server (page, stream) and the browser (live rows). */
 export function transitionFilter(
-  query: Pick<EventsQuery, "kind" | "owner" | "resource" | "resourceBase64">,
+  query: Pick<EventsQuery, "kind" | "owner" | "resource" | "resourceBase64" | "problems"> &
+    Partial<Pick<EventsQuery, "since">>,
   matchResource: (resource: string) => boolean,
 ): (transition: Transition) => boolean {
   const kinds = query.kind && query.kind.length > 0 ? new Set(query.kind) : null;
   const [label, wanted] = query.owner ? splitOnce(query.owner) : [null, null];
   return (transition) => {
+    if (query.since !== undefined && transition.at < query.since) return false;
     if (kinds && !kinds.has(transition.kind)) return false;
+    if (query.problems && !isAlarming(transition)) return false;
     if (label !== null) {
-      const have = transition.owner?.labels[label] ?? transition.afterExpired?.owner?.labels[label];
+      const have =
+        transition.owner?.labels[label] ??
+        transition.possibleOverlap?.previousOwner?.labels[label] ??
+        transition.afterExpired?.owner?.labels[label];
       if (have !== wanted) return false;
     }
     // A gap concerns every lock: a filtered feed must show it too.
@@ -291,9 +350,12 @@ function splitOnce(text: string): [string, string] {
   return [text.slice(0, at), text.slice(at + 1)];
 }
 
-/** Transitions the UI makes stand out. */
-export function isAlarming(transition: Pick<Transition, "kind">): boolean {
+/** Transitions the UI makes stand out, and the Events page's "Problems". */
+export function isAlarming(transition: Pick<Transition, "kind" | "possibleOverlap">): boolean {
   return (
-    transition.kind === "expired" || transition.kind === "evicted" || transition.kind === "conflict"
+    transition.kind === "expired" ||
+    transition.kind === "evicted" ||
+    transition.kind === "conflict" ||
+    transition.possibleOverlap != null
   );
 }

@@ -1,3 +1,7 @@
+/**
+ * Over 300 lines, one job: the acquire path (its two scripts, one attempt on every node, the
+ * retry loop with the handoff) and the guarded attempt semaphores and read-write locks take.
+ */
 import { randomFillSync } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -7,13 +11,15 @@ import { recordFencingToken } from "./fencing";
 import { encodeValue } from "./value";
 import { fenceKeys } from "./fencing";
 import { ownerLabels, type OwnerLabels } from "./owner";
-import { runAttempt, type Attempt, type NodeAnswer } from "./quorum";
+import { quorumSize, runAttempt, type Attempt, type NodeAnswer } from "./quorum";
 import { releaseCommand } from "./release";
 import { validityMs, type Settings } from "./settings";
 import type { PendingAcquire } from "./holdings";
 import type { ExecutionStats, OwnerInfo } from "./types";
 import { WaiterEntry } from "./waiters";
 import { defineScript, type Script, type ScriptArg } from "./script";
+import { GUARDED_ACQUIRE, GuardMismatchVote, judgeGuardedAcquire, type Guard } from "./guard";
+import { waitersKey } from "./keys";
 
 /**
  * Sets every resource to the value (ARGV[1]) for ARGV[2] ms, only if none exists; the first ARGV[3]
@@ -60,6 +66,8 @@ return 0
 );
 
 export interface AcquiredLock {
+  /** The resources locked: those asked for, or the one a guarded acquire chose. */
+  readonly resources: string[];
   readonly value: string;
   readonly expiration: number;
   readonly fencingToken?: number;
@@ -97,6 +105,58 @@ const judgeAcquire =
     };
   };
 
+/**
+ * A semaphore's permit or a read-write lock's mode (semaphore.ts, read-write-lock.ts): each attempt
+ * locks one key, `choose`n among the acquire's resources (a probe of which are free; none: the
+ * attempt failed), under the guard. `mismatch` is thrown when the nodes' guard says another shape.
+ */
+export interface Guarded {
+  readonly guard: Guard;
+  choose?(): Promise<{ attempt: Attempt; resources: string[] }>;
+  mismatch(recorded: string): Error;
+}
+
+/** Throws `guarded.mismatch` when so many nodes record another shape that no majority can agree. */
+export function assertGuardAgrees(core: Core, attempt: Attempt, guarded: Guarded): void {
+  const recorded = attempt.answers.flatMap((answer) =>
+    answer?.vote === "against" && answer.error instanceof GuardMismatchVote
+      ? [answer.error.recorded]
+      : [],
+  );
+  if (recorded.length > core.nodes.length - quorumSize(core.nodes.length))
+    throw guarded.mismatch(recorded[0]!);
+}
+
+/** Slots one attempt tries after a probe, when a contender took the first ones in between. */
+const SLOTS_PER_ATTEMPT = 3;
+
+/**
+ * One attempt of a guarded acquire: probe (`choose`) which keys are free, then lock one under the
+ * guard; when a contender that probed at the same moment took it first, the next free one, up
+ * to SLOTS_PER_ATTEMPT.
+ */
+async function guardedOnce(
+  core: Core,
+  resources: string[],
+  ttlMs: number,
+  settings: Settings,
+  guarded: Guarded,
+): Promise<RetryStep<Omit<AcquiredLock, "attempts">>> {
+  let targets = resources.slice(0, 1);
+  if (guarded.choose) {
+    const probe = await guarded.choose();
+    if (probe.resources.length === 0) return { attempt: probe.attempt };
+    targets = probe.resources.slice(0, SLOTS_PER_ATTEMPT);
+  }
+  let step: RetryStep<Omit<AcquiredLock, "attempts">> | undefined;
+  for (const target of targets) {
+    step = await acquireOnce(core, [target], ttlMs, settings, guarded.guard);
+    if (step.result) return step;
+    assertGuardAgrees(core, step.attempt, guarded);
+  }
+  return step!;
+}
+
 /** Acquires every resource on a majority, retrying as settings say. Throws ExecutionError on failure. */
 export async function acquire(
   core: Core,
@@ -104,6 +164,7 @@ export async function acquire(
   ttlMs: number,
   settings: Settings,
   signal?: AbortSignal,
+  guarded?: Guarded,
 ): Promise<AcquiredLock> {
   // Built at the first failed attempt only: an uncontended acquire pays nothing for waiters.
   let waiter: WaiterEntry | undefined;
@@ -119,7 +180,9 @@ export async function acquire(
       signal,
       async () => {
         pending?.signal.throwIfAborted();
-        const step = await acquireOnce(core, resources, ttlMs, settings);
+        const step = guarded
+          ? await guardedOnce(core, resources, ttlMs, settings, guarded)
+          : await acquireOnce(core, resources, ttlMs, settings);
         if (!step.result) pending ??= core.session?.waiting(resources);
         if (!step.result && waits) {
           waiter ??= new WaiterEntry(
@@ -129,6 +192,7 @@ export async function acquire(
             settings,
             ownerLabels(settings),
             sinceMs,
+            guarded ? [guarded.guard.queueKey] : resources.map(waitersKey),
           );
           waiter.attemptFailed();
         }
@@ -181,7 +245,15 @@ function acquireCommand(
   value: string,
   ttlMs: number,
   fencing: boolean,
+  guard?: Guard,
 ): { script: Script; keys: readonly string[]; args: ScriptArg[] } {
+  if (guard) {
+    const { key, expected, blockers, intent } = guard;
+    const keys = [key, resources[0]!, ...blockers, ...(intent ? [intent.key] : [])];
+    if (fencing) keys.push(...fenceKeys(core, resources));
+    const args = [value, ttlMs, expected, blockers.length, intent?.ttlMs ?? 0];
+    return { script: GUARDED_ACQUIRE, keys, args };
+  }
   if (resources.length === 1 && !fencing)
     return { script: ACQUIRE_ONE, keys: resources, args: [value, ttlMs] };
   const keys = fencing ? [...resources, ...fenceKeys(core, resources)] : resources;
@@ -193,18 +265,26 @@ async function acquireOnce(
   resources: string[],
   ttlMs: number,
   settings: Settings,
+  guard?: Guard,
 ): Promise<RetryStep<Omit<AcquiredLock, "attempts">>> {
   const startMono = performance.now();
   const startWall = Date.now();
   const owner = ownerLabels(settings);
   const value = encodeValue(randomValue(), owner?.json, startWall, ttlMs, core.session?.id);
-  const { script, keys, args } = acquireCommand(core, resources, value, ttlMs, settings.fencing);
+  const { script, keys, args } = acquireCommand(
+    core,
+    resources,
+    value,
+    ttlMs,
+    settings.fencing,
+    guard,
+  );
   const attempt = await runAttempt(core.nodes, {
     script,
     keys,
     args,
     timeoutMs: Math.min(settings.nodeTimeout, ttlMs),
-    judge: judgeAcquire(resources.length),
+    judge: guard ? judgeGuardedAcquire : judgeAcquire(resources.length),
     decideEarly: true,
     decideOnMajorityAnswered: false,
     gateRestarts: true,
@@ -223,6 +303,7 @@ async function acquireOnce(
       return {
         attempt,
         result: {
+          resources,
           value,
           expiration: startWall + (performance.now() - startMono) + validity,
           fencingToken,

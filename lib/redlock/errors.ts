@@ -99,8 +99,10 @@ export class LockForceReleasedError extends RedlockError implements ConsoleActio
   readonly reason: string;
 
   constructor(action: ConsoleAction) {
+    // `by` is empty when the lock was found lost without the console's tombstone (marks.ts readLoss).
+    const by = action.by ? ` by ${action.by}` : "";
     super(
-      `The lock on "${action.resource}" was force-released by ${action.by} (audit ${action.auditId}): ${action.reason}`,
+      `The lock on "${action.resource}" was force-released${by} (audit ${action.auditId}): ${action.reason}`,
     );
     ({ resource: this.resource, auditId: this.auditId, by: this.by, reason: this.reason } = action);
   }
@@ -128,7 +130,27 @@ export class LockRevokedError extends RedlockError implements ConsoleAction {
   }
 }
 
+/**
+ * A `using()` routine's lock reached the end of its validity before an extension succeeded (the
+ * extension may still be retrying: a majority is unreachable, or the lock was taken from it). From
+ * then on the library guarantees nothing: another process may acquire the resource, so the signal
+ * aborts at the validity's end, not after the last retry.
+ */
+export class LockExpiredError extends RedlockError {
+  override name = "LockExpiredError";
+  constructor(
+    readonly resources: readonly string[],
+    /** Epoch ms at which the validity ended (the lock's `expiration`). */
+    readonly expiredAt: number,
+  ) {
+    super(
+      `The lock on "${resources.join('", "')}" reached the end of its validity at ${new Date(expiredAt).toISOString()} before an extension succeeded: another process may hold it now.`,
+    );
+  }
+}
+
 const REDLOCK_ERROR_NAMES = new Set([
+  "LockExpiredError",
   "RedlockError",
   "ResourceLockedError",
   "ExecutionError",
@@ -147,12 +169,36 @@ const REDLOCK_ERROR_NAMES = new Set([
 const named = (error: unknown, name: string): error is Error =>
   error instanceof Error && error.name === name;
 
+/**
+ * A semaphore or read-write lock whose shape (permit count, reader slots) this client gives
+ * differently from what the masters record for it: k permit locks are at most k holders only if
+ * every client agrees on k (docs/safety.md). Names both numbers.
+ */
+export class ShapeMismatchError extends RedlockError {
+  override name = "ShapeMismatchError";
+  constructor(
+    /** The semaphore's or read-write lock's name. */
+    readonly subject: string,
+    /** What this client asked for. */
+    readonly expected: number,
+    /** What a majority of the masters record. */
+    readonly recorded: number,
+    what: string,
+  ) {
+    super(
+      `"${subject}" has ${recorded} ${what} recorded on the masters, but this client asked for ${expected}: every client of one name must give the same number (release every holder, or wait for their locks to expire, to change it).`,
+    );
+  }
+}
+
 export const isRedlockError = (error: unknown): error is RedlockError =>
   error instanceof RedlockError || (error instanceof Error && REDLOCK_ERROR_NAMES.has(error.name));
 export const isExecutionError = (error: unknown): error is ExecutionError =>
   error instanceof ExecutionError || (named(error, "ExecutionError") && "attempts" in error);
 export const isResourceLockedError = (error: unknown): error is ResourceLockedError =>
   error instanceof ResourceLockedError || named(error, "ResourceLockedError");
+export const isLockExpiredError = (error: unknown): error is LockExpiredError =>
+  error instanceof LockExpiredError || (named(error, "LockExpiredError") && "expiredAt" in error);
 export const isLockForceReleasedError = (error: unknown): error is LockForceReleasedError =>
   error instanceof LockForceReleasedError ||
   (named(error, "LockForceReleasedError") && "auditId" in error);

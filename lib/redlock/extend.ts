@@ -4,7 +4,8 @@ import { revokeKey } from "./keys";
 import { quorumSize, runAttempt, type Attempt, type NodeAnswer } from "./quorum";
 import { validityMs, type Settings } from "./settings";
 import type { ExecutionStats } from "./types";
-import { defineScript } from "./script";
+import { defineScript, type Script, type ScriptArg } from "./script";
+import { GUARDED_EXTEND, type Guard } from "./guard";
 
 /**
  * Resets the TTL of every resource, only if all still hold the value. Returns the count extended.
@@ -58,6 +59,27 @@ const judgeExtend =
 const revokeSeen = (answers: Attempt["answers"]) =>
   answers.some((answer) => answer?.vote === "for" && Array.isArray(answer.reply));
 
+/** EXTEND, with the revoke markers for a session's lock; GUARDED_EXTEND for a guarded lock. */
+function extendCommand(
+  resources: readonly string[],
+  value: string,
+  ttlMs: number,
+  session: boolean,
+  guard: Guard | undefined,
+): { script: Script; keys: readonly string[]; args: readonly ScriptArg[] } {
+  if (guard) {
+    const keys = [guard.key, resources[0]!, ...(session ? [revokeKey(resources[0]!)] : [])];
+    return { script: GUARDED_EXTEND, keys, args: [value, ttlMs, guard.expected] };
+  }
+  return session
+    ? {
+        script: EXTEND,
+        keys: [...resources, ...resources.map(revokeKey)],
+        args: [value, ttlMs, resources.length],
+      }
+    : { script: EXTEND, keys: resources, args: [value, ttlMs] };
+}
+
 export interface ExtendTarget {
   readonly resources: string[];
   readonly value: string;
@@ -74,18 +96,14 @@ export async function extend(
   ttlMs: number,
   settings: Settings,
   signal?: AbortSignal,
+  guard?: Guard,
 ): Promise<{ expiration: number; revoked: boolean; attempts: Promise<ExecutionStats>[] }> {
   if (target.expiration < Date.now())
     throw new ExecutionError("Cannot extend an already-expired lock.", []);
   // Once this many nodes say the lock is not ours, no majority can extend it: retrying is pointless.
   const majorityGone = core.nodes.length - quorumSize(core.nodes.length) + 1;
   const { resources, value } = target;
-  const { keys, args } = core.session
-    ? {
-        keys: [...resources, ...resources.map(revokeKey)],
-        args: [value, ttlMs, resources.length] as const,
-      }
-    : { keys: resources, args: [value, ttlMs] as const };
+  const { script, keys, args } = extendCommand(resources, value, ttlMs, !!core.session, guard);
   const { result, attempts } = await withRetries(
     core,
     { operation: "extend", resources: target.resources },
@@ -94,7 +112,7 @@ export async function extend(
     async () => {
       const startWall = Date.now();
       const attempt = await runAttempt(core.nodes, {
-        script: EXTEND,
+        script,
         keys,
         args,
         timeoutMs: Math.min(settings.nodeTimeout, ttlMs),

@@ -190,26 +190,26 @@ export class ReleaseWaiter {
   }
 
   /**
-   * Resolves after `delayMs`, or as soon as all but one of the wake nodes handed the wait `waitId`
-   * its resource, or rejects when `signal` aborts.
+   * Resolves after `delayMs` (false), or as soon as all but one of the wake nodes handed the wait
+   * `waitId` its resource (true: woken), or rejects when `signal` aborts.
    */
-  wait(waitId: string, delayMs: number, signal?: AbortSignal): Promise<void> {
+  wait(waitId: string, delayMs: number, signal?: AbortSignal): Promise<boolean> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(abortError(signal));
       let heard = 0;
-      const finish = (error?: unknown) => {
+      const finish = (woken: boolean, error?: unknown) => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         this.waits.delete(waitId);
-        if (error === undefined) resolve();
+        if (error === undefined) resolve(woken);
         else reject(error as Error);
       };
-      const onAbort = () => finish(abortError(signal!));
-      const timer = setTimeout(() => finish(), delayMs);
+      const onAbort = () => finish(false, abortError(signal!));
+      const timer = setTimeout(() => finish(false), delayMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       this.waits.set(waitId, () => {
         heard += 1;
-        if (heard === this.needed) finish();
+        if (heard === this.needed) finish(true);
       });
     });
   }

@@ -1,9 +1,12 @@
 import type { LockForceReleasedError, LockRevokedError } from "./errors";
 import type { Lock } from "./lock";
 import type { Revoke } from "./marks";
+import { currentRoutine, isWithin, type RoutineScope } from "./routine";
 
 /** What `using()` does when the console acts on its lock (using.ts). */
 export interface LockWatcher {
+  /** The routine's async context: the acquires begun inside it are its waits. */
+  readonly routine: RoutineScope;
   forceReleased(error: LockForceReleasedError): void;
   revoked(error: LockRevokedError): void;
 }
@@ -34,8 +37,6 @@ export interface Holding {
   forced?: LockForceReleasedError;
   /** Revokes confirmed, by resource, to record the release in their markers. */
   revokes?: Map<string, Revoke>;
-  /** Order of the acquire among the session's acquires and waits (Holdings.sequence). */
-  readonly acquiredSeq: number;
 }
 
 /** An acquire of the session waiting to retry, which a revoke of its resources cancels. */
@@ -55,10 +56,11 @@ export class Holdings {
   private readonly waits = new Set<{
     resources: readonly string[];
     cancel: AbortController;
-    startedSeq: number;
+    /** The using() routine the acquire was begun inside, if any. */
+    routine: RoutineScope | undefined;
   }>();
-  /** Orders acquires and waits: a wait that started after a lock was acquired has a larger number. */
-  private sequence = 0;
+  /** Routines whose lock was revoked: a wait they begin afterwards is cancelled as it begins. */
+  private readonly revokedRoutines = new WeakMap<RoutineScope, LockRevokedError>();
 
   constructor(
     private readonly emit: <E extends keyof HoldingEvents>(
@@ -69,7 +71,7 @@ export class Holdings {
 
   /** A lock was acquired. */
   acquired(lock: Lock): void {
-    this.byValue.set(lock.value, { lock, acquiredSeq: (this.sequence += 1) });
+    this.byValue.set(lock.value, { lock });
   }
 
   /** A lock was extended: its new handle, if the lock is one of ours. */
@@ -103,33 +105,50 @@ export class Holdings {
     return found;
   }
 
-  forceReleased(holding: Holding, error: LockForceReleasedError): void {
-    if (holding.forced) return;
+  /** Tells the holder, once; returns the force-release it was told. */
+  forceReleased(holding: Holding, error: LockForceReleasedError): LockForceReleasedError {
+    if (holding.forced) return holding.forced;
     holding.forced = error;
     if (holding.watcher) holding.watcher.forceReleased(error);
     else this.emit("lockLost", { lock: holding.lock, error });
+    return error;
   }
 
   revoked(holding: Holding, revoke: Revoke): void {
     const { error } = revoke;
     if (holding.revokes?.get(error.resource)?.error.auditId === error.auditId) return;
     (holding.revokes ??= new Map()).set(error.resource, revoke);
-    // Cancelled: the waits for the revoked resource, and those that began while this session held
-    // the revoked lock. A routine that holds A and waits for B is how a deadlock cycle looks from
-    // inside; revoking A is how the console breaks it, and the wait for B must end too, or the
-    // routine never settles and A stays held until the deadline.
+    // Cancelled: the waits for the revoked resource, and those begun inside the revoked using()
+    // routine (its async context, nested routines included). A routine that holds A and waits for
+    // B is how a deadlock cycle looks from inside; revoking A is how the console breaks it, and the
+    // wait for B must end too, or the routine never settles and A stays held until the deadline.
+    // No other wait of the process: it does not hold A.
+    const routine = holding.watcher?.routine;
+    // A wait the routine begins after the notice (its first attempt failed only now) is one too.
+    if (routine) this.revokedRoutines.set(routine, error);
     for (const wait of this.waits)
-      if (wait.resources.includes(error.resource) || wait.startedSeq > holding.acquiredSeq)
+      if (wait.resources.includes(error.resource) || (routine && isWithin(wait.routine, routine)))
         wait.cancel.abort(error);
     if (holding.watcher) holding.watcher.revoked(error);
     else this.emit("lockRevoked", { lock: holding.lock, error });
   }
 
-  /** An acquire of `resources` is waiting to retry. */
+  /** An acquire of `resources` is waiting to retry (called inside the acquire's async context). */
   waiting(resources: readonly string[]): PendingAcquire {
-    const wait = { resources, cancel: new AbortController(), startedSeq: (this.sequence += 1) };
+    const wait = { resources, cancel: new AbortController(), routine: currentRoutine() };
+    const revoked = this.revokedAround(wait.routine);
+    if (revoked) wait.cancel.abort(revoked);
     this.waits.add(wait);
     return { signal: wait.cancel.signal, leave: () => this.waits.delete(wait) };
+  }
+
+  /** The revoke of `scope` or of a routine it runs inside, if any. */
+  private revokedAround(scope: RoutineScope | undefined): LockRevokedError | undefined {
+    for (let inside = scope; inside; inside = inside.parent) {
+      const revoked = this.revokedRoutines.get(inside);
+      if (revoked) return revoked;
+    }
+    return undefined;
   }
 
   /**

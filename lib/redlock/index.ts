@@ -2,6 +2,7 @@ export { default } from "./redlock";
 export { Lock, type LockManager } from "./lock";
 export {
   ExecutionError,
+  LockExpiredError,
   LockForceReleasedError,
   LockRevokedError,
   NodeQuarantinedError,
@@ -9,24 +10,64 @@ export {
   NodeUnavailableError,
   RedlockError,
   ResourceLockedError,
+  ShapeMismatchError,
   isExecutionError,
+  isLockExpiredError,
   isLockForceReleasedError,
   isLockRevokedError,
   isRedlockError,
   isResourceLockedError,
   type ConsoleAction,
 } from "./errors";
-export { DEFAULT_HEARTBEAT_MS, defaultSettings, validityMs } from "./settings";
-export { lateAfterMs, sessionWindowMs, type SessionInfo } from "./session";
+export { defaultSettings, validityMs } from "./settings";
+export { Semaphore, permitKey, queueKey, semaphoreKey } from "./semaphore";
 export {
+  DEFAULT_MAX_READERS,
+  ReadWriteLock,
+  readerKey,
+  rwLockKey,
+  writerKey,
+  writerWaitingKey,
+} from "./read-write-lock";
+export { MAX_SLOTS } from "./slots";
+export type { SessionInfo } from "./session";
+// The wire protocol (also the browser-safe subpath `@redlock-console/redlock/protocol`).
+export {
+  acquiredAtOfValue,
+  decodeHeartbeat,
+  decodeNotice,
   decodeRevokeMarker,
   decodeTombstone,
+  decodeValue,
+  decodeWaiterMember,
+  DEFAULT_HEARTBEAT_MS,
+  driftMs,
+  heartbeatEncoder,
+  encodeNotice,
+  encodeRevokeMarker,
+  encodeTombstone,
+  encodeValue,
+  encodeWaiterMember,
+  isLabels,
+  lateAfterMs,
+  RESERVED_PREFIX,
+  SESSION_ID_PATTERN,
+  sessionWindowMs,
+  startsAsTombstone,
+  startsAsValue,
+  TOKEN_PATTERN,
   TOMBSTONE_PREFIX,
+  tokenOf,
   tombstonePrefix,
+  VALUE_FORMAT_PREFIX,
+  type DecodedValue,
+  type Heartbeat,
+  type Notice,
   type RevokeMarker,
   type Tombstone,
-} from "./marks";
-export type { Notice } from "./notices";
+  type TombstoneFields,
+  type WaiterMember,
+} from "./protocol";
 export type { LockLostEvent, LockRevokedEvent } from "./holdings";
 export { quorumSize } from "./quorum";
 export {
@@ -38,20 +79,14 @@ export {
   legacyFenceKey,
   legacyOwnerKey,
   noticeChannel,
-  RESERVED_PREFIX,
   revokeKey,
   sessionKey,
   slotHashTag,
   waitersKey,
   type AuxiliaryKind,
 } from "./keys";
-export {
-  acquiredAtOfValue,
-  decodeValue,
-  VALUE_FORMAT_PREFIX,
-  wasExtended,
-  type DecodedValue,
-} from "./value";
+export { wasExtended } from "./value";
+export { wakeNextWaiter } from "./release";
 export { OWNER_LABELS_MAX_BYTES } from "./owner";
 export { INSPECT_MAX_RESOURCES } from "./inspect";
 export {

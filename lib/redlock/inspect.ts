@@ -1,7 +1,7 @@
 import type { Core } from "./core";
 import { legacyOwnerKey, waitersKey } from "./keys";
-import { isLabels, parseOwner } from "./owner";
-import { decodeValue, SESSION_ID, VALUE_FORMAT_PREFIX } from "./value";
+import { parseOwner } from "./owner";
+import { decodeValue, decodeWaiterMember, VALUE_FORMAT_PREFIX } from "./protocol";
 import { quorumSize, runAttempt } from "./quorum";
 import type { Settings } from "./settings";
 import type { NodeInspection, OwnerInfo, ResourceInspection, WaiterInfo } from "./types";
@@ -53,17 +53,12 @@ type NodeRow = [string, string | null, number, [string, string, string] | null, 
 function parseWaiters(listed: readonly string[]): WaiterInfo[] {
   const waiters: WaiterInfo[] = [];
   for (let index = 0; index + 1 < listed.length; index += 2) {
-    try {
-      const member = JSON.parse(listed[index]!) as Partial<WaiterInfo>;
-      if (typeof member.id !== "string" || !isLabels(member.labels)) continue;
-      if (typeof member.since !== "number") continue;
-      const { id, labels, since, session } = member;
-      const expiresAt = Number(listed[index + 1]);
-      const sessionField = typeof session === "string" && SESSION_ID.test(session) && { session };
-      waiters.push({ id, labels, since, ...sessionField, expiresAt });
-    } catch {
-      // Not a member this library wrote: skip it.
-    }
+    // Not a member this library wrote: skipped.
+    const member = decodeWaiterMember(listed[index]!);
+    if (!member) continue;
+    const { id, labels, since, session } = member;
+    const expiresAt = Number(listed[index + 1]);
+    waiters.push({ id, labels, since, ...(session !== undefined && { session }), expiresAt });
   }
   return waiters;
 }

@@ -11,8 +11,11 @@
  * The three forms cannot be confused with one another, so `auxiliaryKeyOf` maps any of them back.
  * One written exception: a holder session's heartbeat key (sessionKey) belongs to a process, not to
  * a resource, and no multi-key script touches it.
+ * The prefix itself (`redlock:`) is part of the wire protocol: protocol.ts.
  */
-export const RESERVED_PREFIX = "redlock:";
+import { RESERVED_PREFIX } from "./protocol";
+
+export { RESERVED_PREFIX };
 
 /**
  * What an auxiliary key is for; `owner` is only read: 1.x wrote owner entries, 2.x keeps the owner

@@ -1,3 +1,4 @@
+import { permitOf } from "./guard";
 import type { ExecutionStats, OwnerInfo, ReleaseResult } from "./types";
 
 /** What a Lock asks of the Redlock instance that made it (Redlock implements it). */
@@ -25,6 +26,11 @@ export class Lock {
   /** Remaining validity in ms (may be negative once expired). */
   get validityMs(): number {
     return this.expiration - Date.now();
+  }
+
+  /** The permit's index for a lock taken through `redlock.semaphore()`; undefined otherwise. */
+  get permit(): number | undefined {
+    return permitOf(this);
   }
 
   release(): Promise<ReleaseResult> {

@@ -1,118 +1,100 @@
 import { LockForceReleasedError, LockRevokedError } from "./errors";
 import { revokeKey } from "./keys";
 import type { RedlockNode } from "./node";
+import {
+  decodeRevokeMarker,
+  decodeTombstone,
+  encodeRevokeMarker,
+  tombstonePrefix,
+} from "./protocol";
 import { quorumSize } from "./quorum";
 
 /**
  * The console's marks on a lock (docs/holder-sessions.md): a force-release replaces the lock's value
  * on each node with a tombstone naming the replaced value's token, a revoke writes a marker beside
- * the lock naming its whole value. The library acts on a mark only once a majority of nodes shows
- * it for one of its own locks: a notice alone, which anyone with PUBLISH can send, moves nothing.
+ * the lock naming its whole value. Both formats are the wire protocol's (protocol.ts). The library
+ * acts on a mark only once a majority of nodes shows it for one of its own locks: a notice alone,
+ * which anyone with PUBLISH can send, moves nothing.
  */
-export const TOMBSTONE_PREFIX = "rlx:";
+export {
+  decodeRevokeMarker,
+  decodeTombstone,
+  TOMBSTONE_PREFIX,
+  tokenOf,
+  tombstonePrefix,
+  type RevokeMarker,
+  type Tombstone,
+} from "./protocol";
 
-/** The token a value's tombstone names: an `rl1:` value's token, or a bare value whole (RELEASE's Lua agrees). */
-export const tokenOf = (value: string): string => /^rl1:([0-9A-Fa-f]+):/.exec(value)?.[1] ?? value;
+/** Per node, the text at a key (null: absent), or undefined (not asked, refused, not answered yet). */
+export type NodeReads = ReadonlyArray<string | null | undefined>;
 
-/** What every tombstone of `value` starts with: `rlx:<token>:`. */
-export const tombstonePrefix = (value: string): string => `${TOMBSTONE_PREFIX}${tokenOf(value)}:`;
+/**
+ * Whether `node` can answer a read now: not overdue, and connected. A node down or reconnecting
+ * (ioredis "reconnecting", node-redis not ready) would hold the command until its deadline.
+ */
+const canAnswerNow = (node: RedlockNode) =>
+  !node.unavailableReason() && node.driver.status === "ready";
 
-/** A tombstone: `rlx:<token>:{"auditId","by","reason","at","session"}`. */
-export interface Tombstone {
-  readonly token: string;
-  readonly auditId: string;
-  readonly by: string;
-  readonly reason: string;
-  /** Epoch ms of the force-release, on the console's clock. */
-  readonly at: number;
-  /** The replaced holder's session id, when it had one. */
-  readonly session?: string;
-}
-
-/** A revoke marker: `{"auditId","by","reason","at","deadlineAt","value","releasedAt"?}`. */
-export interface RevokeMarker {
-  readonly auditId: string;
-  readonly by: string;
-  readonly reason: string;
-  readonly at: number;
-  /** Epoch ms by which the holder is asked to let go. */
-  readonly deadlineAt: number;
-  /** The value of the lock asked to let go. */
-  readonly value: string;
-  /** Epoch ms at which the holder released it, written by the holder's library. */
-  readonly releasedAt?: number;
-}
-
-const text = (field: unknown) => (typeof field === "string" ? field : "");
-
-function parseObject(json: string): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = JSON.parse(json);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A tombstone's fields, or undefined for any other value. */
-export function decodeTombstone(value: string): Tombstone | undefined {
-  if (!value.startsWith(TOMBSTONE_PREFIX)) return undefined;
-  const end = value.indexOf(":", TOMBSTONE_PREFIX.length);
-  const fields = end === -1 ? undefined : parseObject(value.slice(end + 1));
-  if (!fields || typeof fields.auditId !== "string") return undefined;
-  const { auditId, by, reason, at, session } = fields;
-  return {
-    token: value.slice(TOMBSTONE_PREFIX.length, end),
-    auditId,
-    by: text(by),
-    reason: text(reason),
-    at: Number(at),
-    ...(typeof session === "string" && { session }),
-  };
-}
-
-/** A revoke marker's fields, or undefined for anything else. */
-export function decodeRevokeMarker(json: string): RevokeMarker | undefined {
-  const fields = parseObject(json);
-  if (!fields || typeof fields.auditId !== "string" || typeof fields.value !== "string")
-    return undefined;
-  const { auditId, by, reason, at, deadlineAt, value, releasedAt } = fields;
-  if (!Number.isFinite(deadlineAt)) return undefined;
-  return {
-    auditId,
-    by: text(by),
-    reason: text(reason),
-    at: Number(at),
-    deadlineAt: deadlineAt as number,
-    value,
-    ...(Number.isFinite(releasedAt) && { releasedAt: releasedAt as number }),
-  };
-}
-
-/** `key` on every node at once; per node its text, or undefined (absent, refused, late, unavailable). */
-async function readEverywhere(
+/**
+ * Reads `key` on every node that can answer now, and resolves once the outcome is decided:
+ * `counts` holds on a majority of all nodes, or fails on so many that no majority can hold, or every
+ * node asked has answered, or `timeoutMs` passed. A down or hung node is never waited out when the
+ * others decide. Replies that come after the decision still land in the returned array; a node
+ * still silent at `timeoutMs` is marked overdue (node.ts), as an attempt's would be.
+ */
+function readUntilDecided(
   nodes: readonly RedlockNode[],
   key: string,
   timeoutMs: number,
-): Promise<Array<string | undefined>> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), timeoutMs);
+  counts: (found: string | null) => boolean,
+): Promise<NodeReads> {
+  const reads: Array<string | null | undefined> = nodes.map(() => undefined);
+  const quorum = quorumSize(nodes.length);
+  /** The GETs not answered yet, by node index. */
+  const silent = new Map<number, Promise<unknown>>();
+  let counted = 0;
+  let against = 0;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      for (const [index, reply] of silent) nodes[index]!.markOverdue(reply);
+      resolve(reads);
+    }, timeoutMs).unref();
+    const decide = () => {
+      if (silent.size === 0) clearTimeout(timer);
+      if (counted >= quorum || against > nodes.length - quorum || silent.size === 0) resolve(reads);
+    };
+    nodes.forEach((node, index) => {
+      if (!canAnswerNow(node)) return;
+      const reply = node.driver.command("GET", [key]);
+      silent.set(index, reply);
+      const settle = (found: string | null | undefined) => {
+        silent.delete(index);
+        reads[index] = found;
+        if (found !== undefined && counts(found)) counted += 1;
+        else if (found !== undefined) against += 1;
+        decide();
+      };
+      reply.then(
+        (text) => settle(typeof text === "string" ? text : null),
+        () => settle(undefined),
+      );
+    });
+    decide();
   });
-  const read = (node: RedlockNode) =>
-    node.unavailableReason()
-      ? undefined
-      : node.driver.command("GET", [key]).then(
-          (reply) => (typeof reply === "string" ? reply : undefined),
-          () => undefined,
-        );
-  try {
-    return await Promise.all(nodes.map((node) => Promise.race([read(node), late])));
-  } finally {
-    clearTimeout(timer);
+}
+
+/** The error a tombstone of `value` among `reads` says, if any. */
+function tombstoneIn(reads: NodeReads, resource: string, value: string) {
+  const prefix = tombstonePrefix(value);
+  for (const found of reads) {
+    const tombstone = found?.startsWith(prefix) ? decodeTombstone(found) : undefined;
+    if (tombstone) {
+      const { auditId, by, reason } = tombstone;
+      return new LockForceReleasedError({ resource, auditId, by, reason });
+    }
   }
+  return undefined;
 }
 
 /**
@@ -126,19 +108,47 @@ export async function readForceRelease(
   timeoutMs: number,
 ): Promise<LockForceReleasedError | undefined> {
   const prefix = tombstonePrefix(value);
-  const tombstones = (await readEverywhere(nodes, resource, timeoutMs)).flatMap((found) => {
-    const tombstone = found?.startsWith(prefix) ? decodeTombstone(found) : undefined;
-    return tombstone ? [tombstone] : [];
-  });
-  if (tombstones.length < quorumSize(nodes.length)) return undefined;
-  const { auditId, by, reason } = tombstones[0]!;
-  return new LockForceReleasedError({ resource, auditId, by, reason });
+  const isTombstone = (found: string | null) =>
+    found?.startsWith(prefix) === true && decodeTombstone(found) !== undefined;
+  const reads = await readUntilDecided(nodes, resource, timeoutMs, isTombstone);
+  const tombstones = reads.filter((found) => found !== undefined && isTombstone(found)).length;
+  return tombstones < quorumSize(nodes.length) ? undefined : tombstoneIn(reads, resource, value);
+}
+
+/** The reason of a force-release that left no tombstone on the nodes read. */
+const LOST_WITHOUT_TOMBSTONE =
+  "its value is absent or replaced on a majority of nodes, without the console's tombstone";
+
+/**
+ * On a force-release notice (`auditId`): whether the lock `value` on `resource` is lost, i.e. a
+ * majority of nodes answered with anything but the value (its tombstone, another value, nothing).
+ * The console may have deleted it knowingly, or the value stood on a minority only: either way it
+ * no longer excludes anyone. The error names the console's action from a tombstone when one was
+ * read, else from the notice alone. A notice for a lock still held on a majority moves nothing.
+ */
+export async function readLoss(
+  nodes: readonly RedlockNode[],
+  resource: string,
+  value: string,
+  timeoutMs: number,
+  auditId: string,
+): Promise<LockForceReleasedError | undefined> {
+  const reads = await readUntilDecided(nodes, resource, timeoutMs, (found) => found !== value);
+  const lost = reads.filter((found) => found !== undefined && found !== value).length;
+  if (lost < quorumSize(nodes.length)) return undefined;
+  return (
+    tombstoneIn(reads, resource, value) ??
+    new LockForceReleasedError({ resource, auditId, by: "", reason: LOST_WITHOUT_TOMBSTONE })
+  );
 }
 
 /** A revoke found on a majority: the error to raise, and each node's marker text (to record the release). */
 export interface Revoke {
   readonly error: LockRevokedError;
-  readonly markers: ReadonlyArray<string | undefined>;
+  /** The revoked lock's value: the markers that name it are the ones to record the release in. */
+  readonly value: string;
+  /** Per node, what its revoke key held (later answers land here too). */
+  readonly markers: NodeReads;
 }
 
 /** The revoke of the lock `value` on `resource`, when a majority of nodes carries its marker. */
@@ -148,13 +158,14 @@ export async function readRevoke(
   value: string,
   timeoutMs: number,
 ): Promise<Revoke | undefined> {
-  const markers = (await readEverywhere(nodes, revokeKey(resource), timeoutMs)).map((found) =>
-    found !== undefined && decodeRevokeMarker(found)?.value === value ? found : undefined,
-  );
-  const carrying = markers.filter((marker) => marker !== undefined);
+  const names = (found: string | null | undefined) =>
+    typeof found === "string" && decodeRevokeMarker(found)?.value === value;
+  const markers = await readUntilDecided(nodes, revokeKey(resource), timeoutMs, names);
+  const carrying = markers.filter(names);
   if (carrying.length < quorumSize(nodes.length)) return undefined;
   const { auditId, by, reason, deadlineAt } = decodeRevokeMarker(carrying[0]!)!;
-  return { error: new LockRevokedError({ resource, auditId, by, reason, deadlineAt }), markers };
+  const error = new LockRevokedError({ resource, auditId, by, reason, deadlineAt });
+  return { error, value, markers };
 }
 
 /**
@@ -170,8 +181,10 @@ export function recordRevokedRelease(
 ): void {
   revoke.markers.forEach((marker, index) => {
     const node = nodes[index];
-    if (marker === undefined || !node || node.unavailableReason()) return;
-    const recorded = JSON.stringify({ ...parseObject(marker), releasedAt: releasedAtMs });
+    const carried = typeof marker === "string" ? decodeRevokeMarker(marker) : undefined;
+    if (carried?.value !== revoke.value || !node || node.unavailableReason()) return;
+    // The protocol's encoder: the console reads the same fields back (releasedAt added).
+    const recorded = encodeRevokeMarker({ ...carried, releasedAt: releasedAtMs });
     node.driver
       .command("SET", [revokeKey(resource), recorded, "KEEPTTL", "XX"])
       .catch(() => undefined);

@@ -1,49 +1,35 @@
-import type { Subscriber } from "./driver";
-import type { RedlockError } from "./errors";
+import type { LockForceReleasedError } from "./errors";
 import type { Holding, Holdings } from "./holdings";
 import type { Lock } from "./lock";
-import { readForceRelease, readRevoke } from "./marks";
+import { readForceRelease, readLoss, readRevoke } from "./marks";
 import type { RedlockNode } from "./node";
+import { subscribeShared } from "./shared-subscriber";
+// The notice's format is the wire protocol's (protocol.ts).
+import { decodeNotice as parseNotice, type Notice } from "./protocol";
 
-/** What the console publishes on a session's notice channel (docs/holder-sessions.md). */
-export interface Notice {
-  readonly kind: "force-release" | "revoke";
-  readonly resource: string;
-  readonly auditId: string;
-}
+export type { Notice };
 
-/** A notice's fields, or undefined for a message that is not one. */
-export function parseNotice(message: string): Notice | undefined {
-  try {
-    const parsed = JSON.parse(message) as Record<string, unknown>;
-    const { kind, resource, resourceBase64, auditId } = parsed;
-    if ((kind !== "force-release" && kind !== "revoke") || typeof auditId !== "string")
-      return undefined;
-    if (typeof resource === "string") return { kind, resource, auditId };
-    if (typeof resourceBase64 === "string")
-      return { kind, resource: Buffer.from(resourceBase64, "base64").toString(), auditId };
-    return undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Audit ids remembered as handled, so the copies published on the other nodes are not read again. */
+/**
+ * Notices remembered as handled, by (kind, audit id, resource): the copies published on the other
+ * nodes are not read again, and each lock of a session release (one audit id, one notice per
+ * lock) is read on its own.
+ */
 const HANDLED_KEPT = 1_024;
 /** After a node refused the subscription (an ACL without channels, a node down), try again after this. */
 const SUBSCRIBE_RETRY_MS = 10_000;
 
 /**
- * A session's notice channel: one subscriber connection per node (RedisDriver.subscriber; on a
- * cluster any node hears a PUBLISH made on any other), opened at the first acquire and kept until
- * the session stops. A notice is only a hint: it makes the library read the nodes, and a lock of
- * this session is acted on only when a majority shows the console's mark for it (marks.ts).
+ * A session's notice channel: subscribed on each node (on a cluster any node hears a PUBLISH made
+ * on any other) over the client's pub/sub connection, shared with the other sessions on the same
+ * client (shared-subscriber.ts), from the first acquire until the session stops. A notice is only a hint: it makes the library read the nodes, and a lock of
+ * this session is acted on only when a majority shows it lost or revoked (marks.ts).
  */
 export class NoticeChannel {
-  private readonly subscribers: Array<Promise<Subscriber> | undefined>;
+  /** Per node, what leaves the channel once subscribed (shared-subscriber.ts). */
+  private readonly subscribers: Array<Promise<() => void> | undefined>;
   /** Per node, when a failed subscription may be tried again (epoch ms). */
   private readonly retryAt: number[];
-  /** Audit ids being checked or confirmed (insertion order: the oldest are forgotten first). */
+  /** Notices being checked or confirmed (insertion order: the oldest are forgotten first). */
   private readonly seen = new Set<string>();
 
   constructor(
@@ -65,15 +51,7 @@ export class NoticeChannel {
     this.nodes.forEach((node, index) => {
       if (this.subscribers[index] || node.driver.status === "end") return;
       if (Date.now() < this.retryAt[index]!) return;
-      const subscribed = node.driver.subscriber().then(async (subscriber) => {
-        try {
-          await subscriber.subscribe(this.channel, this.onMessage);
-          return subscriber;
-        } catch (error) {
-          subscriber.close();
-          throw error;
-        }
-      });
+      const subscribed = subscribeShared(node.driver, this.channel, this.onMessage);
       this.subscribers[index] = subscribed;
       subscribed.catch(() => {
         if (this.subscribers[index] !== subscribed) return;
@@ -83,10 +61,10 @@ export class NoticeChannel {
     });
   }
 
-  /** Closes one node's subscriber (its client was closed for good). */
+  /** Leaves the channel on one node (its client was closed for good). */
   closeNode(index: number): void {
     void this.subscribers[index]?.then(
-      (subscriber) => subscriber.close(),
+      (leave) => leave(),
       () => undefined,
     );
     this.subscribers[index] = undefined;
@@ -98,24 +76,30 @@ export class NoticeChannel {
 
   private readonly onMessage = (message: string): void => {
     const notice = parseNotice(message);
-    if (!notice || this.seen.has(notice.auditId)) return;
-    this.seen.add(notice.auditId);
+    if (!notice) return;
+    const key = JSON.stringify([notice.kind, notice.auditId, notice.resource]);
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
     if (this.seen.size > HANDLED_KEPT) this.seen.delete(this.seen.values().next().value!);
-    void this.check(notice.kind, notice.resource).then(
+    void this.check(notice.kind, notice.resource, notice.auditId).then(
       // Nothing confirmed (yet): a copy of the notice from another node may look again.
-      (confirmed) => confirmed || this.seen.delete(notice.auditId),
-      () => this.seen.delete(notice.auditId),
+      (confirmed) => confirmed || this.seen.delete(key),
+      () => this.seen.delete(key),
     );
   };
 
-  /** Reads the nodes for the console's `kind` of mark on this session's locks on `resource`. */
-  async check(kind: Notice["kind"], resource: string): Promise<boolean> {
+  /**
+   * Reads the nodes for what the console did to this session's locks on `resource`: a revoke when
+   * a majority carries its marker; a force-release (notice `auditId`) when a majority answers with
+   * anything but the lock's value (marks.ts readLoss).
+   */
+  async check(kind: Notice["kind"], resource: string, auditId = ""): Promise<boolean> {
     const confirmed = await Promise.all(
       this.holdings
         .on(resource)
         .map((holding) =>
           kind === "force-release"
-            ? this.confirmForceRelease(holding, resource)
+            ? this.confirmLoss(holding, resource, auditId)
             : this.confirmRevoke(holding, resource),
         ),
     );
@@ -123,22 +107,24 @@ export class NoticeChannel {
   }
 
   /**
-   * Why an extension of `lock` failed, when the console did it: a majority of its tombstones, or
-   * of revoke markers carrying its value (a revoke forced after its deadline, its notice lost).
+   * Why an extension of `lock` failed, when the console did it: a majority of its tombstones (the
+   * error to throw: for a lock of this session and for one handed over from another process, built
+   * from its value), or of revoke markers carrying its value (a revoke forced after its deadline,
+   * its notice lost: the holder hears it, the extension's own error stands).
    */
-  async explainLoss(lock: Lock): Promise<RedlockError | undefined> {
+  async explainLoss(lock: Lock): Promise<LockForceReleasedError | undefined> {
     const holding = this.holdings.get(lock.value);
-    if (!holding) return undefined;
     for (const resource of lock.resources) {
-      if (await this.confirmForceRelease(holding, resource)) return holding.forced;
-      if (await this.confirmRevoke(holding, resource)) return holding.revokes?.get(resource)?.error;
+      const forced = await readForceRelease(this.nodes, resource, lock.value, this.timeoutMs);
+      if (forced) return holding ? this.holdings.forceReleased(holding, forced) : forced;
+      if (holding && (await this.confirmRevoke(holding, resource))) return undefined;
     }
     return undefined;
   }
 
-  private async confirmForceRelease(holding: Holding, resource: string): Promise<boolean> {
+  private async confirmLoss(holding: Holding, resource: string, auditId: string): Promise<boolean> {
     const { value } = holding.lock;
-    const error = await readForceRelease(this.nodes, resource, value, this.timeoutMs);
+    const error = await readLoss(this.nodes, resource, value, this.timeoutMs, auditId);
     if (error) this.holdings.forceReleased(holding, error);
     return error !== undefined;
   }

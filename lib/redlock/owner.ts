@@ -1,5 +1,8 @@
 import { hostname } from "node:os";
+import { isLabels } from "./protocol";
 import type { OwnerInfo } from "./types";
+
+export { isLabels };
 
 /** Largest owner labels JSON (UTF-8 bytes) written next to a lock: it is sent with every acquire. */
 export const OWNER_LABELS_MAX_BYTES = 1024;
@@ -59,13 +62,6 @@ export function ownerLabels(settings: WithOwner): OwnerLabels | undefined {
   cache.set(settings, resolved);
   return resolved;
 }
-
-/** True for an object whose every value is a string (owner and waiter labels). */
-export const isLabels = (value: unknown): value is Record<string, string> =>
-  typeof value === "object" &&
-  value !== null &&
-  !Array.isArray(value) &&
-  Object.values(value).every((label) => typeof label === "string");
 
 /** Parses an owner entry's fields as a node returned them; undefined if they are not ours. */
 export function parseOwner(

@@ -1,5 +1,13 @@
+/**
+ * Over 300 lines, one job: the public Redlock class, node-redlock's surface plus ours (sessions,
+ * semaphores, read-write locks); each operation's work is in its own module, imported below.
+ */
 import { EventEmitter } from "node:events";
-import { ACQUIRE, ACQUIRE_ONE, acquire } from "./acquire";
+import { ACQUIRE, ACQUIRE_ONE, acquire, type Guarded } from "./acquire";
+import { guardOf, setGuard } from "./guard";
+import { registerInternals } from "./internals";
+import { ReadWriteLock } from "./read-write-lock";
+import { Semaphore } from "./semaphore";
 import type { Core } from "./core";
 import { EXTEND, extend } from "./extend";
 import { ReleaseWaiter } from "./handoff";
@@ -88,6 +96,25 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
         for (const error of stats.votesAgainst.values()) this.emit("error", error);
       },
     };
+    registerInternals(this, {
+      core: this.core,
+      holdings: this.holder?.holdings,
+      acquireGuarded: (resources, ttlMs, settings, guarded) =>
+        this.acquireLock(resources, ttlMs, settings, guarded),
+    });
+  }
+
+  /**
+   * A counting semaphore of `permits` holders at most: each permit an ordinary lock on
+   * `{name}#0` … `{name}#<permits-1>` (one Cluster slot). Every client must give the same count.
+   */
+  semaphore(name: string, permits: number): Semaphore {
+    return new Semaphore(this, name, permits);
+  }
+
+  /** A read-write lock: readers share, a writer excludes everyone, a waiting writer stops new readers. */
+  readWriteLock(name: string, options: { maxReaders?: number } = {}): ReadWriteLock {
+    return new ReadWriteLock(this, name, options.maxReaders);
   }
 
   /** Acquires a lock on every resource (all or nothing) for `duration` ms. Throws ExecutionError on failure. */
@@ -96,21 +123,33 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
     assertTtl(duration);
     if (resources.length > 1 && this.core.nodes.some((node) => node.isCluster))
       assertOneSlot(resources);
+    return this.acquireLock(resources, duration, settings);
+  }
+
+  /** acquire, or with `guarded` one of `resources` under a guard (a permit, a read-write mode). */
+  private async acquireLock(
+    resources: string[],
+    duration: number,
+    settings: CallSettings,
+    guarded?: Guarded,
+  ): Promise<Lock> {
     const resolved = resolveSettings(this.settings, settings);
     const span = this.startSpan("acquire", resources, duration);
-    this.holder?.start();
     try {
-      const acquired = await acquire(this.core, resources, duration, resolved, settings.signal);
+      const acquiring = acquire(this.core, resources, duration, resolved, settings.signal, guarded);
+      this.holder?.startBeside(acquiring);
+      const acquired = await acquiring;
       span?.succeed(acquired.attempts);
       const lock = new Lock(
         this,
-        [...resources],
+        [...acquired.resources],
         acquired.value,
         acquired.attempts,
         acquired.expiration,
         acquired.fencingToken,
         acquired.owner,
       );
+      setGuard(lock, guarded?.guard);
       this.holder?.holdings.acquired(lock);
       return lock;
     } catch (error) {
@@ -129,6 +168,7 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
       lock.resources,
       lock.value,
       resolveSettings(this.settings, settings),
+      guardOf(lock)?.queueKey,
     );
     if (revokes && !result.alreadyReleased)
       for (const [resource, revoke] of revokes)
@@ -143,20 +183,25 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
     return result;
   }
 
-  /** Extends a held lock to `duration` ms from now; returns the extended Lock. Throws ExecutionError if lost. */
+  /**
+   * Extends a held lock to `duration` ms from now; returns the extended Lock. Throws ExecutionError
+   * if lost; with a session, LockForceReleasedError when a majority holds the console's tombstone.
+   */
   async extend(existing: Lock, duration: number, settings: CallSettings = {}): Promise<Lock> {
     assertTtl(duration);
     const resolved = resolveSettings(this.settings, settings);
     const span = this.startSpan("extend", existing.resources, duration);
     let extended: Awaited<ReturnType<typeof extend>>;
     try {
-      extended = await extend(this.core, existing, duration, resolved, settings.signal);
+      const guard = guardOf(existing);
+      extended = await extend(this.core, existing, duration, resolved, settings.signal, guard);
       span?.succeed(extended.attempts);
     } catch (error) {
       span?.fail(error);
-      // The console may have taken it: its holder hears why (using()'s signal, or "lockLost").
-      await this.holder?.notices.explainLoss(existing).catch(() => undefined);
-      throw error;
+      // The console may have taken it: its holder hears why (using()'s signal, or "lockLost"), and
+      // so does the caller, a lock handed over from another process included.
+      const forced = await this.holder?.notices.explainLoss(existing).catch(() => undefined);
+      throw forced ?? error;
     }
     existing.expiration = 0; // node-redlock does the same: the old handle must not be extended again
     const lock = new Lock(
@@ -168,6 +213,7 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
       existing.fencingToken,
       existing.owner && { ...existing.owner, extensions: (existing.owner.extensions ?? 0) + 1 },
     );
+    setGuard(lock, guardOf(existing));
     if (this.holder) {
       this.holder.holdings.extended(lock);
       if (extended.revoked)

@@ -6,8 +6,9 @@ import type { Settings } from "./settings";
 import type { ReleaseCounts, ReleaseResult } from "./types";
 import { wakeNodes } from "./handoff";
 import { waitersKey } from "./keys";
-import { TOMBSTONE_PREFIX } from "./marks";
+import { TOMBSTONE_PREFIX } from "./protocol";
 import { defineScript, type Script, type ScriptArg } from "./script";
+import type { Client } from "./driver";
 
 /**
  * Lua `wakeNext(waitersKey, nowMs)`: hands a released resource to the longest-waiting contender
@@ -89,6 +90,38 @@ if ARGV[2] == "1" then wakeNext(KEYS[2], ARGV[3]) end
 return 1
 `);
 
+/**
+ * A release's wake step on its own, for a resource freed without a release (WAKE_NEXT_WAITER):
+ * KEYS[1] the resource, KEYS[2] its waiters set, ARGV[1] now. Wakes only while the resource is
+ * free on this node (a holder or tombstone still there: its own release wakes); 1 when it was free.
+ */
+export const WAKE_NEXT = defineScript<readonly [nowMs: number], 0 | 1>(`${WAKE_NEXT_LUA}
+if redis.call("exists", KEYS[1]) == 1 then return 0 end
+wakeNext(KEYS[2], ARGV[1])
+return 1
+`);
+
+/**
+ * Hands `resource` to its longest-waiting contender as a release would (the same wakeNext, so one
+ * wake protocol), when it was freed without one: the console calls it when a force-release's
+ * tombstone ran out unacknowledged (docs/holder-sessions.md, "Tombstone"), so a contender does not
+ * sleep until its next retry. One script per node of `clients` (every node: waiters list themselves
+ * on the wake nodes only, handoff.ts, and the others answer one EXISTS); nothing published where
+ * nobody waits or the resource is held again. Never rejects: a node that fails wakes nobody and
+ * its waiters keep their sleeping retry. Resolves to the count of nodes where the resource was free.
+ */
+export async function wakeNextWaiter(
+  clients: readonly Client[],
+  resource: string | Buffer,
+  nowMs = Date.now(),
+): Promise<number> {
+  const keys = [resource, waitersKey(resource)];
+  const replies = await Promise.all(
+    clients.map((client) => WAKE_NEXT.run(client, keys, [nowMs]).catch(() => 0 as const)),
+  );
+  return replies.filter((reply) => Number(reply) === 1).length;
+}
+
 /** What the answers so far say: deleted on how many nodes, failed on how many. */
 function countAnswers(answers: ReadonlyArray<NodeAnswer | undefined>): ReleaseCounts {
   let releasedCount = 0;
@@ -110,9 +143,12 @@ export function releaseCommand(
   resources: readonly string[],
   value: string,
   wakeWaiters: boolean,
+  /** The one queue of a semaphore or read-write lock (guard.ts), woken instead of the resource's. */
+  queueKey?: string,
 ): { script: Script; keys: readonly string[]; args: ScriptArg[] } {
   const wake = wakeWaiters ? 1 : 0;
-  const keys = wakeWaiters ? [...resources, ...resources.map(waitersKey)] : resources;
+  const queues = queueKey === undefined ? resources.map(waitersKey) : [queueKey];
+  const keys = wakeWaiters ? [...resources, ...queues] : resources;
   return resources.length === 1
     ? { script: RELEASE_ONE, keys, args: [value, wake, Date.now()] }
     : { script: RELEASE, keys, args: [value, wake, resources.length, Date.now()] };
@@ -134,11 +170,12 @@ export async function release(
   resources: string[],
   value: string,
   settings: Settings,
+  queueKey?: string,
 ): Promise<ReleaseResult> {
   const startMono = performance.now();
   // Wake the contenders waiting on these resources from the nodes that list them; the other
   // nodes, and a failed attempt's clean-up, only delete.
-  const { script, keys, args } = releaseCommand(resources, value, true);
+  const { script, keys, args } = releaseCommand(resources, value, true, queueKey);
   const attempt = await runAttempt(core.nodes, {
     script,
     keys,

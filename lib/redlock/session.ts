@@ -5,18 +5,8 @@ import { noticeChannel, sessionKey } from "./keys";
 import { NoticeChannel } from "./notices";
 import type { RedlockNode } from "./node";
 import { ownerLabels } from "./owner";
-import { DEFAULT_HEARTBEAT_MS, type Settings } from "./settings";
-
-/** A heartbeat older than this is late: three periods missed (docs/holder-sessions.md). */
-export const lateAfterMs = (heartbeatMs: number): number => 3 * heartbeatMs;
-
-/**
- * The session key's TTL, 60 periods (60 s at the default heartbeat): how long a session stays
- * readable after its last heartbeat, so that the console can still tell a long-paused holder from
- * one that never existed. Also why the console lets a node prove "gone" only once it has been up
- * longer than this: any session key written before a restart has expired by then.
- */
-export const sessionWindowMs = (heartbeatMs: number): number => 60 * heartbeatMs;
+import { DEFAULT_HEARTBEAT_MS, heartbeatEncoder, sessionWindowMs } from "./protocol";
+import type { Settings } from "./settings";
 
 /** What `redlock.session` shows of the instance's session. */
 export interface SessionInfo {
@@ -43,6 +33,8 @@ export class HolderSession implements SessionInfo {
   private readonly startedAt = Date.now();
   private readonly heartbeats: NodeHeartbeat[];
   private timer: NodeJS.Timeout | undefined;
+  /** Set by the first acquire: the session starts beside it (startBeside). */
+  private scheduled = false;
   private stopped = false;
 
   constructor(
@@ -61,17 +53,29 @@ export class HolderSession implements SessionInfo {
       this.holdings,
       settings.nodeTimeout,
     );
-    // Built by hand around the labels JSON, as lock values are (value.ts): one string per connection id.
-    const prefix = `{"v":1,"labels":${owner?.json ?? "{}"},"startedAt":${this.startedAt},"heartbeatMs":${this.heartbeatMs},"clientId":`;
+    const heartbeatOf = heartbeatEncoder(owner?.json ?? "{}", this.startedAt, this.heartbeatMs);
     const key = sessionKey(this.id);
     const windowMs = sessionWindowMs(this.heartbeatMs);
-    this.heartbeats = nodes.map(
-      (node) => new NodeHeartbeat(node, key, (clientId) => `${prefix}${clientId}}`, windowMs),
-    );
+    this.heartbeats = nodes.map((node) => new NodeHeartbeat(node, key, heartbeatOf, windowMs));
   }
 
-  /** Starts the heartbeat and the notice channel (the first acquire); a no-op after. */
-  start(): void {
+  /**
+   * Starts the session beside the instance's first acquire, never in front of it: its CLIENT ID,
+   * heartbeat and subscriber connections would otherwise go out (or be built) before the acquire's
+   * script on the same connections, and delay the acquire and the caller's next command (issue 40,
+   * item 6). It starts once that acquire settled, a setImmediate later so that the caller's next
+   * command goes out first; or as soon as the acquire waits to retry (waiting()): a revoke must reach
+   * a waiting acquire. A no-op after the first call.
+   */
+  startBeside(acquiring: Promise<unknown>): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const start = () => void setImmediate(() => this.start());
+    acquiring.then(start, start);
+  }
+
+  /** Starts the heartbeat and the notice channel; a no-op after, and once stopped. */
+  private start(): void {
     if (this.timer || this.stopped) return;
     this.timer = setInterval(() => this.tick(), this.heartbeatMs).unref();
     for (const heartbeat of this.heartbeats) heartbeat.start();
@@ -85,8 +89,12 @@ export class HolderSession implements SessionInfo {
     this.notices.close();
   }
 
-  /** An acquire of the session waits to retry: a revoke of its resources cancels it. */
+  /**
+   * An acquire of the session waits to retry: a revoke of its resources cancels it, so the notice
+   * channel must be open (the session starts now if the first acquire is this one).
+   */
   waiting(resources: readonly string[]): PendingAcquire {
+    this.start();
     return this.holdings.waiting(resources);
   }
 

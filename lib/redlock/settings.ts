@@ -1,3 +1,4 @@
+import { DEFAULT_HEARTBEAT_MS, driftMs } from "./protocol";
 import { mergeOwner, ownerLabels, type OwnerSetting } from "./owner";
 
 export interface Settings {
@@ -84,8 +85,7 @@ export type SessionSetting =
     }
   | false;
 
-/** Heartbeat period of a session when the setting does not say, in ms. */
-export const DEFAULT_HEARTBEAT_MS = 1_000;
+export { DEFAULT_HEARTBEAT_MS };
 
 /** Per-call settings; `signal` cancels a pending acquire or extend (ours). */
 export interface CallSettings extends Partial<Omit<Settings, "session">> {
@@ -164,12 +164,11 @@ function assertSession(session: unknown): asserts session is SessionSetting {
  * How long a lock stays safely ours after an operation that took `elapsedMs`.
  * Every node's key expires `ttlMs` after that node set it, which is no earlier than our start, so
  * the lock lasts at least `ttlMs - elapsedMs` from now on our clock. Clocks run at slightly
- * different rates, so we also subtract `driftFactor · ttlMs`, plus 2 ms because Redis expires keys
- * with 1 ms precision (the formula of the Redis distlock page and node-redlock).
+ * different rates, so we also subtract their drift (protocol.ts's driftMs: `driftFactor · ttlMs`
+ * plus 2 ms, the formula of the Redis distlock page and node-redlock).
  */
 export function validityMs(ttlMs: number, elapsedMs: number, driftFactor: number): number {
-  const driftMs = Math.round(driftFactor * ttlMs) + 2;
-  return Math.floor(ttlMs - elapsedMs - driftMs);
+  return Math.floor(ttlMs - elapsedMs - driftMs(ttlMs, driftFactor));
 }
 
 export function assertTtl(ttlMs: number): void {

@@ -1,4 +1,8 @@
 import type { Client } from "./driver";
+import type { OwnerInfo } from "./protocol";
+
+// Who holds a lock is part of the wire protocol (the value carries it): protocol.ts.
+export type { OwnerInfo };
 
 export type {
   Client,
@@ -89,23 +93,6 @@ export interface NodeState {
 
 /** An AbortSignal that carries the reason a `using` routine lost its lock (node-redlock shape). */
 export type RedlockAbortSignal = AbortSignal & { error?: Error };
-
-/** Who holds a lock, as its value says (value.ts), or a 1.x owner entry (`redlock:owner:<resource>`). */
-export interface OwnerInfo {
-  /** `host` and `pid` filled by the library, then the `owner` setting's labels, then the call's. */
-  readonly labels: Readonly<Record<string, string>>;
-  /** Epoch ms on the acquiring client's clock when its successful attempt started. */
-  readonly acquiredAt: number;
-  /** The TTL the lock was acquired with, ms: held longer than this, it was extended. Absent for 1.x entries. */
-  readonly ttlMs?: number;
-  /**
-   * Successful extensions: on a `Lock`, those made through it; from `inspect()`, only for a lock
-   * taken by 1.x (its owner entry counted them; a 2.x value does not change while held).
-   */
-  readonly extensions?: number;
-  /** The holder session's id (`redlock.session.id`); absent when the value carries none. */
-  readonly session?: string;
-}
 
 /** A contender retrying for a resource (a member of `redlock:waiters:<resource>`). */
 export interface WaiterInfo {

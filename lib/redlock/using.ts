@@ -1,6 +1,7 @@
-import { RedlockError } from "./errors";
+import { LockExpiredError, RedlockError } from "./errors";
 import type { Holdings } from "./holdings";
 import type { Lock } from "./lock";
+import { newRoutine, runInside } from "./routine";
 import type { CallSettings, Settings } from "./settings";
 import type { RedlockAbortSignal } from "./types";
 
@@ -55,13 +56,29 @@ export async function using<T>(
   settings.signal?.addEventListener("abort", onExternalAbort, { once: true });
 
   let timer: NodeJS.Timeout | undefined;
+  // The library promises nothing past a lock's validity, so the signal aborts when it ends, even
+  // while an extension still retries (its pauses between attempts are not cut at the expiration, and
+  // a console's tombstone outlives the validity only by the drift).
+  let validityTimer: NodeJS.Timeout | undefined;
+  const watchValidity = () => {
+    clearTimeout(validityTimer);
+    const { expiration } = lock;
+    validityTimer = setTimeout(
+      () => abort(new LockExpiredError(lock.resources, expiration)),
+      Math.max(0, expiration - Date.now()),
+    );
+  };
+  watchValidity();
   // An extension in flight when the routine settles must not re-arm the timer: clearTimeout in
   // `finally` cannot reach a timer set after it, which would extend a released lock indefinitely.
   let settled = false;
   let forceReleased = false;
   /** Set by a revoke: no extension after it. */
   let revokeDeadlineAt = Infinity;
+  // The acquires begun inside the routine are its own: a revoke of this lock cancels their waits.
+  const scope = newRoutine();
   holdings?.watch(lock, {
+    routine: scope,
     forceReleased: (error) => {
       forceReleased = true;
       clearTimeout(timer);
@@ -79,7 +96,9 @@ export async function using<T>(
         try {
           // The caller's settings (nodeTimeout, retries…) apply to extensions too; its signal does not.
           lock = await redlock.extend(lock, durationMs, { ...settings, signal: undefined });
-          if (!settled) scheduleExtension();
+          if (settled) return;
+          watchValidity();
+          scheduleExtension();
         } catch (error) {
           abort(error instanceof Error ? error : new RedlockError(String(error), { cause: error }));
         }
@@ -89,10 +108,11 @@ export async function using<T>(
   };
   scheduleExtension();
   try {
-    return await routine(signal);
+    return await runInside(scope, () => routine(signal));
   } finally {
     settled = true;
     clearTimeout(timer);
+    clearTimeout(validityTimer);
     settings.signal?.removeEventListener("abort", onExternalAbort);
     await lock.release().catch(() => undefined);
   }

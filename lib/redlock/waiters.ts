@@ -5,6 +5,7 @@ import { wakeNodes } from "./handoff";
 import { waitersKey } from "./keys";
 import type { RedlockNode } from "./node";
 import type { OwnerLabels } from "./owner";
+import { encodeWaiterMember } from "./protocol";
 import type { Settings } from "./settings";
 import { defineScript } from "./script";
 
@@ -59,6 +60,17 @@ return 1
 const REGISTRATION_SPAN_MS = 30_000;
 
 /**
+ * The pauses after a woken attempt failed, before the sleeping retry resumes. A wake comes once
+ * all but one wake node released; the release's deletes on the other nodes were sent at the same
+ * time, but on a loaded machine a server may serve the woken retry's SET (another connection)
+ * before that delete: the retry meets the old value and fails, and no wake is left to send. It is
+ * the old holder's release still landing, so the wait tries again within milliseconds, then a
+ * little later (2.6 s in all), rather than after its retryDelay (9,975 ms seen on CI). Each is an attempt, counted
+ * against retryCount like any other; four at most per wake.
+ */
+const SETTLE_DELAYS_MS = [20, 100, 500, 2_000] as const;
+
+/**
  * One acquire call's entry in `redlock:waiters:<resource>` on the nodes that wake waits (handoff.ts,
  * wakeNodes: the first majority that can take commands), for others to see who
  * waits. Registered after the first failed attempt only (an uncontended acquire writes nothing),
@@ -81,6 +93,11 @@ export class WaiterEntry {
   private registeredUntil = 0;
   private readonly registeredOn = new Set<RedlockNode>();
   private failedAttempts = 0;
+  /**
+   * Set while the wait settles after a wake: the index into SETTLE_DELAYS_MS of the next pause,
+   * used only if the attempt the wake started fails.
+   */
+  private settleStep: number | undefined;
   /** Epoch ms of the first failed attempt: when the wait, as others see it, began. */
   private firstFailedMs: number | undefined;
 
@@ -92,11 +109,13 @@ export class WaiterEntry {
     owner: OwnerLabels | undefined,
     /** Epoch ms when the acquire call started: the wait began then. */
     sinceMs: number,
+    /** The waiters sets it joins: each resource's, or a semaphore's one queue. */
+    keys: string[] = resources.map(waitersKey),
   ) {
     this.labels = owner?.json ?? "{}";
     this.sinceMs = sinceMs;
     this.member = this.memberText();
-    this.keys = resources.map(waitersKey);
+    this.keys = keys;
     // Longest one retry can take: the wait, the attempt, and the clean-up of a failed attempt.
     this.retryMs =
       settings.retryDelay +
@@ -105,20 +124,23 @@ export class WaiterEntry {
       settings.nodeTimeout;
   }
 
-  /** Built by hand around the labels JSON computed once per settings. */
+  /** This wait's member as it stands (the format is the wire protocol's: protocol.ts). */
   private memberText(): string {
-    const wake = this.wakeChannel === undefined ? "" : `,"wake":"${this.wakeChannel}"`;
-    const sessionId = this.core.session?.id;
-    const session = sessionId === undefined ? "" : `,"session":"${sessionId}"`;
-    const failed = this.firstFailedMs === undefined ? "" : `,"firstFailedAt":${this.firstFailedMs}`;
-    return `{"id":"${this.id}","labels":${this.labels},"since":${this.sinceMs}${failed}${session}${wake}}`;
+    return encodeWaiterMember({
+      id: this.id,
+      labelsJson: this.labels,
+      sinceMs: this.sinceMs,
+      firstFailedAtMs: this.firstFailedMs,
+      sessionId: this.core.session?.id,
+      wakeChannel: this.wakeChannel,
+    });
   }
 
   /**
    * Until the next attempt: woken by a release that hands this wait the resource (handoff), or
    * after `delayMs` (the sleeping retry, also the fallback when a wake message is lost).
    */
-  pause(delayMs: number, signal?: AbortSignal): Promise<void> {
+  async pause(delayMs: number, signal?: AbortSignal): Promise<void> {
     const handoff = this.core.releaseWaiter;
     if (!handoff || !this.settings.wakeOnRelease) return sleep(delayMs, undefined, { signal });
     if (this.wakeChannel === undefined && !this.subscribing) {
@@ -129,7 +151,15 @@ export class WaiterEntry {
         if (ready && !this.left) this.listWithChannel(handoff.channel);
       });
     }
-    return handoff.wait(this.id, delayMs, signal);
+    const step = this.settleStep;
+    const pauseMs = step === undefined ? delayMs : Math.min(delayMs, SETTLE_DELAYS_MS[step]!);
+    const woken = await handoff.wait(this.id, pauseMs, signal);
+    // Reached only when the attempt before this pause failed: after a wake, settle.
+    this.settleStep = woken
+      ? 0
+      : step === undefined || step + 1 === SETTLE_DELAYS_MS.length
+        ? undefined
+        : step + 1;
   }
 
   /** Lists the wait again with its wake channel: the release now finds it (same id, new member). */

@@ -3,6 +3,9 @@
  * stops the start with one message that lists every bad variable, not only the first.
  * No "server-only" guard here on purpose: scripts/start.ts (plain Node) validates the environment
  * with it before spawning Next.js; the module holds no secret itself, it only reads process.env.
+ * Over 300 lines on purpose: it is the one list of settings (schema, typed shape, mapping) that the
+ * README's configuration table mirrors; the kinds of value live apart (config-vars.ts and the
+ * *-config.ts files beside it).
  */
 import { z } from "zod";
 import {
@@ -16,8 +19,10 @@ import {
 } from "./config-vars";
 
 export { isClusterUrl, MIN_ADMIN_TOKEN_LENGTH } from "./config-vars";
-import { DEFAULT_READ_BYTES_PER_S } from "./locks/watch/budget";
+import { rbacDefaultRoleVar, rbacVar, type RbacRule } from "./rbac-config";
 import { waitObjectivesVar, type WaitObjective } from "./wait-objectives-config";
+import { missingOidcVars, oidcSettingsOf, oidcVars, type OidcSettings } from "./oidc-config";
+import { headerNameVar, proxyAddressesVar, type ProxyAddress } from "./auth-proxy-config";
 
 /** CONSOLE_HEAP_MODE (heap-mode.ts). */
 export type HeapMode = "compact" | "default";
@@ -25,10 +30,26 @@ export type HeapMode = "compact" | "default";
 /**
  * Default of CONSOLE_SCAN_BUDGET_PER_S: keys per second per node. A key costs one whether SCAN visits
  * it (then reading it if it may be a lock is part of that) or a notification names it. At 25,000 a
- * node of 250,000 keys is listed (or healed after a gap) in ~10 s, and spends ~10% of one core on
- * it meanwhile (bench/README.md: the snapshot section measures it); nothing while nothing changes.
+ * node of 250,000 keys is listed in ~10 s (healed after a gap ~10× faster: HEAL_PACE_FACTOR), and
+ * spends ~10% of one core on it meanwhile (bench/README.md: the snapshot section measures it); nothing while nothing changes.
  */
 export const DEFAULT_SCAN_BUDGET_PER_S = 25_000;
+/**
+ * A relist after a gap runs this many times faster than the steady budget unless
+ * CONSOLE_HEAL_BUDGET_PER_S says: at the default, 250,000 keys a second, a node of 250,000 keys
+ * heals in about a second instead of ten (a gap is rare, and until it heals a lock taken in it is
+ * missing from the list).
+ */
+export const HEAL_PACE_FACTOR = 10;
+/** Value bytes per second a node's reads may touch when no budget is configured (locks/watch/io/budget.ts). */
+export const DEFAULT_READ_BYTES_PER_S = 16 * 1024 * 1024;
+
+/**
+ * Default of CONSOLE_SHAPE_SAMPLES_PER_S: keys of skipped shapes given an expiry read per
+ * second per node (watch/events/shape-table.ts), 2% of the default budget: a lock under a skipped
+ * shape shows within a second while its shape's keys get expiries slower than this.
+ */
+export const DEFAULT_SAMPLE_READS_PER_S = 500;
 
 /**
  * Lock transitions kept by default: ~25 MB (bench/timeline.ts measured ~500 bytes per transition
@@ -54,6 +75,7 @@ const envSchema = z.object({
     DEFAULT_READ_BYTES_PER_S,
   ),
   CONSOLE_RESYNC_INTERVAL_MS: integerVar(1_000, 86_400_000).default(300_000),
+  CONSOLE_HEAL_BUDGET_PER_S: integerVar(100, 100_000_000).optional(),
   CONSOLE_ENABLE_KEYSPACE_EVENTS: booleanVar.default(false),
   CONSOLE_RESTORE_KEYSPACE_EVENTS: booleanVar.default(false),
   CONSOLE_HEAP_MODE: z
@@ -61,10 +83,17 @@ const envSchema = z.object({
     .default("compact"),
   CONSOLE_SKIP_SHAPE_AFTER_READS: integerVar(0, 1_000_000_000).default(1_000),
   CONSOLE_SHAPE_SAMPLE_MS: integerVar(100, 3_600_000).default(1_000),
+  CONSOLE_SHAPE_SAMPLES_PER_S: integerVar(0, 1_000_000).default(DEFAULT_SAMPLE_READS_PER_S),
   CONSOLE_SESSION_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
+  CONSOLE_TOKEN_MAX_TTL_DAYS: integerVar(1, 3_650).default(90),
   CONSOLE_AUDIT_MAXLEN: integerVar(100, 10_000_000).default(10_000),
   CONSOLE_HISTORY_MAX: integerVar(100, 10_000_000).default(DEFAULT_HISTORY_MAX),
   CONSOLE_STATE_URL: redisUrl.optional(),
+  CONSOLE_REPLICA_ID: z
+    .string()
+    .regex(/^[\w.:-]{1,64}$/, "must be 1 to 64 letters, digits, '.', ':', '_' or '-'")
+    .optional(),
+  CONSOLE_WRITER_LEASE_MS: integerVar(1_000, 60_000).default(4_000),
   CONSOLE_METRICS_MAX_SERVICES: integerVar(1, 10_000).default(50),
   CONSOLE_CLOCK_SKEW_WARN_MS: integerVar(1, 3_600_000).default(500),
   CONSOLE_LONG_HELD_MS: integerVar(1_000, 30 * 86_400_000).default(300_000),
@@ -82,6 +111,16 @@ const envSchema = z.object({
     .default("127.0.0.1"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   CONSOLE_WAIT_OBJECTIVES: waitObjectivesVar.default([]),
+  CONSOLE_RBAC: rbacVar.default([]),
+  CONSOLE_RBAC_DEFAULT_ROLE: rbacDefaultRoleVar.default("viewer"),
+  ...oidcVars,
+  CONSOLE_SIGN_IN_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
+  CONSOLE_BREAK_GLASS: booleanVar.default(true),
+  CONSOLE_VIEWER_VALUES: booleanVar.default(false),
+  CONSOLE_AUTH_PROXY_ADDRESSES: proxyAddressesVar.default([]),
+  CONSOLE_AUTH_PROXY_USER_HEADER: headerNameVar.default("x-forwarded-user"),
+  CONSOLE_AUTH_PROXY_EMAIL_HEADER: headerNameVar.default("x-forwarded-email"),
+  CONSOLE_AUTH_PROXY_GROUPS_HEADER: headerNameVar.default("x-forwarded-groups"),
 });
 
 export interface ConsoleConfig {
@@ -113,6 +152,11 @@ export interface ConsoleConfig {
   readonly readBytesPerS: number;
   /** How often a watched node is relisted anyway (paced), to heal what notifications missed. */
   readonly resyncIntervalMs: number;
+  /**
+   * Keys per second a relist after a gap (subscriber lost, overflow, restart) may visit on a node:
+   * the index misses changes until it ends. Default HEAL_PACE_FACTOR × scanBudgetPerS.
+   */
+  readonly healBudgetPerS: number;
   /** Turn on the keyspace notifications the index needs on nodes that lack them (CONFIG SET). */
   readonly enableKeyspaceEvents: boolean;
   /**
@@ -132,13 +176,21 @@ export interface ConsoleConfig {
   readonly skipShapeAfterReads: number;
   /** A skipped shape still has one changed key read this often (ms), to notice it holding locks. */
   readonly shapeSampleIntervalMs: number;
+  /** Keys of skipped shapes given an expiry read per second per node at most (0: none). */
+  readonly shapeSampleReadsPerS: number;
   readonly sessionTtlS: number;
+  /** The longest expiry of a personal token, in days (CONSOLE_TOKEN_MAX_TTL_DAYS). */
+  readonly tokenMaxTtlDays: number;
   /** Approximate MAXLEN of the audit stream on each node. */
   readonly auditMaxLen: number;
   /** Lock transitions kept in memory (and in the state store) at most. */
   readonly historyMax: number;
   /** A Redis for the console's own state (transition history), never a lock node; unset: memory only. */
   readonly stateUrl: string | undefined;
+  /** This replica's name in /api/health and in the history it writes; unset: host:pid:random. */
+  readonly replicaId: string | undefined;
+  /** How long the history writer's lease in the state store lasts unrenewed (the failover bound's core). */
+  readonly writerLeaseMs: number;
   /** Distinct owner `service` labels the metrics name; the rest count as "other". */
   readonly metricsMaxServices: number;
   readonly clockSkewWarnMs: number;
@@ -160,6 +212,29 @@ export interface ConsoleConfig {
   readonly logLevel: string;
   /** Wait-time objectives (CONSOLE_WAIT_OBJECTIVES, wait-objectives-config.ts); [] when none. */
   readonly waitObjectives: readonly WaitObjective[];
+  /** Roles from groups (CONSOLE_RBAC, rbac-config.ts); [] when none. */
+  readonly rbacRules: readonly RbacRule[];
+  /** The role of a signed-in person no rule names. */
+  readonly rbacDefaultRole: "viewer" | "none";
+  /** Sign-in with OpenID Connect (oidc-config.ts); null when CONSOLE_OIDC_ISSUER is unset. */
+  readonly oidc: OidcSettings | null;
+  /** How long a sign-in lasts before the person signs in again (and their groups are re-read). */
+  readonly signInTtlS: number;
+  /** CONSOLE_BREAK_GLASS: the shared admin token is accepted (every use audited and counted). */
+  readonly breakGlass: boolean;
+  /** Viewers see lock values as they are, not only their digests (operators always do). */
+  readonly viewerValues: boolean;
+  /**
+   * The authenticating proxy (proxy-identity.ts): requests whose TCP peer is one of these addresses
+   * are believed when their headers name a person; [] turns the proxy sign-in off.
+   */
+  readonly authProxy: {
+    readonly addresses: readonly ProxyAddress[];
+    /** Lowercase header names: the user (required), their email and groups (comma-separated). */
+    readonly userHeader: string;
+    readonly emailHeader: string;
+    readonly groupsHeader: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -202,9 +277,10 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     return `  ${String(name)}${typeof entry === "number" ? `[${entry}]` : ""}: ${issue.message}`;
   });
   const readOnly = booleanVar.safeParse(present.CONSOLE_READ_ONLY ?? "false").data === true;
-  if (requireToken && !readOnly && present.CONSOLE_ADMIN_TOKEN === undefined) {
+  const signInOnly = present.CONSOLE_OIDC_ISSUER !== undefined;
+  if (requireToken && !readOnly && !signInOnly && present.CONSOLE_ADMIN_TOKEN === undefined) {
     lines.push(
-      `  CONSOLE_ADMIN_TOKEN: is required unless CONSOLE_READ_ONLY=true (npm start generates one in embedded mode; else ${TOKEN_HINT})`,
+      `  CONSOLE_ADMIN_TOKEN: is required unless CONSOLE_READ_ONLY=true or CONSOLE_OIDC_ISSUER is set (npm start generates one in embedded mode; else ${TOKEN_HINT})`,
     );
   }
   const clash = result.success
@@ -214,6 +290,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     lines.push(
       `  CONSOLE_STATE_URL: names lock node ${clash} (REDLOCK_NODES): the console's state must live on another Redis`,
     );
+  lines.push(...missingOidcVars(present));
   if (!result.success || lines.length > 0) {
     throw new ConfigError(`Invalid console configuration:\n${[...new Set(lines)].join("\n")}`);
   }
@@ -232,15 +309,21 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     scanBudgetPerS: vars.CONSOLE_SCAN_BUDGET_PER_S,
     readBytesPerS: vars.CONSOLE_READ_BYTES_PER_S,
     resyncIntervalMs: vars.CONSOLE_RESYNC_INTERVAL_MS,
+    healBudgetPerS:
+      vars.CONSOLE_HEAL_BUDGET_PER_S ?? HEAL_PACE_FACTOR * vars.CONSOLE_SCAN_BUDGET_PER_S,
     enableKeyspaceEvents: vars.CONSOLE_ENABLE_KEYSPACE_EVENTS,
     restoreKeyspaceEvents: vars.CONSOLE_RESTORE_KEYSPACE_EVENTS,
     heapMode: vars.CONSOLE_HEAP_MODE,
     skipShapeAfterReads: vars.CONSOLE_SKIP_SHAPE_AFTER_READS,
     shapeSampleIntervalMs: vars.CONSOLE_SHAPE_SAMPLE_MS,
+    shapeSampleReadsPerS: vars.CONSOLE_SHAPE_SAMPLES_PER_S,
     sessionTtlS: vars.CONSOLE_SESSION_TTL_S,
+    tokenMaxTtlDays: vars.CONSOLE_TOKEN_MAX_TTL_DAYS,
     auditMaxLen: vars.CONSOLE_AUDIT_MAXLEN,
     historyMax: vars.CONSOLE_HISTORY_MAX,
     stateUrl: vars.CONSOLE_STATE_URL,
+    replicaId: vars.CONSOLE_REPLICA_ID,
+    writerLeaseMs: vars.CONSOLE_WRITER_LEASE_MS,
     metricsMaxServices: vars.CONSOLE_METRICS_MAX_SERVICES,
     clockSkewWarnMs: vars.CONSOLE_CLOCK_SKEW_WARN_MS,
     longHeldMs: vars.CONSOLE_LONG_HELD_MS,
@@ -251,6 +334,18 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     host: vars.CONSOLE_HOST,
     logLevel: vars.LOG_LEVEL,
     waitObjectives: vars.CONSOLE_WAIT_OBJECTIVES,
+    rbacRules: vars.CONSOLE_RBAC,
+    rbacDefaultRole: vars.CONSOLE_RBAC_DEFAULT_ROLE,
+    oidc: oidcSettingsOf(vars),
+    signInTtlS: vars.CONSOLE_SIGN_IN_TTL_S,
+    breakGlass: vars.CONSOLE_BREAK_GLASS,
+    viewerValues: vars.CONSOLE_VIEWER_VALUES,
+    authProxy: {
+      addresses: vars.CONSOLE_AUTH_PROXY_ADDRESSES,
+      userHeader: vars.CONSOLE_AUTH_PROXY_USER_HEADER,
+      emailHeader: vars.CONSOLE_AUTH_PROXY_EMAIL_HEADER,
+      groupsHeader: vars.CONSOLE_AUTH_PROXY_GROUPS_HEADER,
+    },
   };
 }
 

@@ -2,14 +2,15 @@ import "server-only";
 /**
  * Prometheus metrics (prom-client), one registry per console so tests can run several consoles in
  * one process. Gauges about locks and the index are set from the live index when scraped (from
- * memory: a scrape reads no node), gauges about nodes when a health read completes.
+ * memory: a scrape reads no node), gauges about nodes when a health read completes. One job: the
+ * console's metric definitions and how each is set; long because each metric carries its help text.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { EventReads, NodesResponse } from "@/lib/api";
-import type { Transition } from "@/lib/api/timeline";
+import type { EventReads, NodesResponse, Transition } from "@/lib/api";
 import { quorumSize, type OperationEvent } from "@redlock-console/redlock";
 import type { ConsoleNode } from "./node-registry";
 import type { LiveIndex } from "./locks/rows/live-index";
+import type { OwnershipFigures } from "./locks/rows/ownership-figures";
 
 /** 1 ms … 2.5 s: a healthy node answers in ~1 ms, a timed-out one at the node timeout. */
 const LATENCY_BUCKETS_S = [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -19,14 +20,23 @@ const HOLD_BUCKETS_S = [0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
 
 export interface ConsoleMetrics {
   readonly registry: Registry;
-  /** Sets the lock and index gauges from the live index (O(rows), once per scrape). */
-  recordIndex(index: LiveIndex, nodeIds: readonly string[]): void;
+  /**
+   * Sets the lock and index gauges from the live index and the ownership figures at a time (the
+   * tally its handler keeps: console.ts), once per scrape.
+   */
+  recordIndex(
+    index: LiveIndex,
+    figuresAt: (nowMs: number) => OwnershipFigures,
+    nodeIds: readonly string[],
+  ): void;
   recordNodes(nodes: NodesResponse): void;
   recordOperation(event: OperationEvent, source: string): void;
   recordAction(action: string, outcome: string): void;
   recordForceRelease(outcome: string): void;
   /** A wrong admin credential: `kind` is "login" (the form) or "bearer" (Authorization header). */
   recordAuthFailure(kind: string): void;
+  /** A request authenticated with the break-glass admin token ("bearer" or its sign-in "cookie"). */
+  recordBreakGlassUse(carrier: string): void;
   recordTransition(transition: Transition): void;
   setEventStreamClients(count: number): void;
   recordBriefHolds(holds: number): void;
@@ -173,6 +183,12 @@ function defineMetrics(registry: Registry) {
       labelNames: ["kind", "service"],
       registers,
     }),
+    possibleOverlaps: new Counter({
+      name: "redlock_console_possible_overlaps_total",
+      help: "Acquisitions that may overlap their previous holder, which never confirmed it stopped, by reason (expired-while-held, evicted, reservation-unacknowledged, reservation-lifted).",
+      labelNames: ["reason"],
+      registers,
+    }),
     holdSeconds: new Histogram({
       name: "redlock_console_lock_hold_seconds",
       help: "How long ended holds lasted, by how they ended (released, expired, force-released, evicted) and owner service.",
@@ -194,6 +210,12 @@ function defineMetrics(registry: Registry) {
       name: "redlock_console_auth_failures_total",
       help: "Wrong admin credentials, by kind (login form or bearer token).",
       labelNames: ["kind"],
+      registers,
+    }),
+    breakGlassUses: new Counter({
+      name: "redlock_console_break_glass_uses_total",
+      help: "Requests authenticated with the break-glass admin token, by carrier (bearer, cookie).",
+      labelNames: ["carrier"],
       registers,
     }),
   };
@@ -235,12 +257,12 @@ export function createMetrics(
   metric.quorumSize.set(quorumSize(nodes.length));
   return {
     registry,
-    recordIndex(index, nodeIds) {
+    recordIndex(index, figuresAt, nodeIds) {
       const nowMs = Date.now();
       index.sweep(nowMs);
       for (const [state, count] of Object.entries(index.counts()))
         metric.locks.set({ state }, count);
-      const figures = index.figures(nowMs);
+      const figures = figuresAt(nowMs);
       metric.oldestLockAge.set(figures.oldestAgeS);
       metric.longHeld.set(figures.longHeld);
       metric.noTtl.set(figures.noTtl);
@@ -276,9 +298,12 @@ export function createMetrics(
     recordAction: (action, outcome) => metric.actions.inc({ action, outcome }),
     recordForceRelease: (outcome) => metric.forceReleases.inc({ outcome }),
     recordAuthFailure: (kind) => metric.authFailures.inc({ kind }),
+    recordBreakGlassUse: (carrier) => metric.breakGlassUses.inc({ carrier }),
     recordTransition(transition) {
       const service = serviceOf(transition);
       metric.transitions.inc({ kind: transition.kind, service });
+      if (transition.possibleOverlap)
+        metric.possibleOverlaps.inc({ reason: transition.possibleOverlap.reason });
       if (ENDINGS.has(transition.kind) && transition.heldMs !== null)
         metric.holdSeconds.observe({ ended: transition.kind, service }, transition.heldMs / 1000);
     },

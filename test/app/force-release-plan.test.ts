@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import {
   forceReleasePlan,
   plannedDisposal,
+  plannedReservationMs,
+  unlockDecision,
   type PlanInput,
 } from "@/app/locks/[...resource]/force-release-plan";
 
@@ -23,7 +25,8 @@ describe("what the force-release dialog offers", () => {
       { kind: "ask-first" },
     ],
     [
-      "a gone holder: force at once",
+      // Forced without asking (a crashed holder cannot answer), yet tombstoned (issue 39).
+      "a gone holder: force without asking",
       { holderSession: { state: "gone" } },
       { kind: "force", why: "gone" },
     ],
@@ -59,10 +62,39 @@ describe("what the force-release dialog offers", () => {
   });
 
   it("plans a tombstone for an asked holder, and nothing before the operator chooses", () => {
-    expect(plannedDisposal({ kind: "ask-first" }, null)).toBe("tombstone");
-    expect(plannedDisposal({ kind: "choose" }, null)).toBeNull();
-    expect(plannedDisposal({ kind: "choose" }, "release-now")).toBe("delete");
-    expect(plannedDisposal({ kind: "choose" }, "hold-until-ttl")).toBe("tombstone");
-    expect(plannedDisposal({ kind: "force", why: "gone" }, null)).toBe("delete");
+    expect(plannedDisposal(input({}), null)).toBe("tombstone");
+    const noSession = input({ holderSession: { state: "unknown" } });
+    expect(plannedDisposal(noSession, null)).toBeNull();
+    expect(plannedDisposal(noSession, "release-now")).toBe("delete");
+    expect(plannedDisposal(noSession, "hold-until-ttl")).toBe("tombstone");
+  });
+
+  // Issue 39 supersedes issue 31's "a gone holder's lock is released at once": "gone" is a guess,
+  // so its lock is tombstoned like any other; only the explicit delete-now deletes.
+  it("plans a tombstone for a gone holder and for any value, and nothing the server would refuse", () => {
+    expect(plannedDisposal(input({ holderSession: { state: "gone" } }), null)).toBe("tombstone");
+    expect(plannedDisposal(input({ force: true }), null)).toBe("tombstone");
+    const redisson = input({ lock: { ...held, format: "redisson-hash" } });
+    expect(plannedDisposal(redisson, null)).toBeNull();
+    const tombstone = input({ lock: { ...held, format: "tombstone", state: "releasing" } });
+    expect(plannedDisposal(tombstone, null)).toBeNull();
+  });
+
+  it("says a gone holder's cost before the click, in the rule's words", () => {
+    const lock = {
+      ...held,
+      validityMs: 8_500,
+      owner: { kind: "unknown", format: "string" },
+    } as const;
+    const reservedForMs = plannedReservationMs(lock);
+    expect(reservedForMs).toBe(8_500 + Math.round(0.01 * 8_500) + 2);
+    const { words } = unlockDecision(
+      input({ holderSession: { state: "gone" } }),
+      { noSession: null, deleteNow: false },
+      reservedForMs,
+      0,
+    );
+    expect(words).toContain("probably crashed (a guess, not proof)");
+    expect(words).toContain("nobody else gets it for at most 8.6 s");
   });
 });

@@ -5,7 +5,7 @@ import {
   matchesOwner,
   parseOwnerFilter,
 } from "@/app/(overview)/owner-groups";
-import type { LockOwner } from "@/lib/api/locks";
+import type { LockOwner } from "@/lib/api";
 
 const owned = (resource: string, labels: Record<string, string>) => ({
   resource,

@@ -25,3 +25,9 @@ export function importGraph(): Promise<madge.MadgeInstance> {
     detectiveOptions: { ts: { skipTypeImports: false }, tsx: { skipTypeImports: false } },
   });
 }
+
+/**
+ * How long building the graph may take: madge parses the whole tree, CPU-bound work that took
+ * ~10 s alone and past the 30 s hook timeout with test files running beside it on 2 busy cores.
+ */
+export const GRAPH_BUDGET_MS = 120_000;

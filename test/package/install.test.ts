@@ -67,6 +67,7 @@ afterAll(() => {
 describe("the packed library", () => {
   it("ships only the build, its types, README and CHANGELOG", async () => {
     const { stdout } = await run("tar", ["-tzf", tarball]);
+    // The `protocol` subpath (issue 39) ships its own build and declarations.
     expect(stdout.trim().split("\n").sort()).toEqual([
       "package/CHANGELOG.md",
       "package/README.md",
@@ -74,6 +75,10 @@ describe("the packed library", () => {
       "package/dist/index.d.cts",
       "package/dist/index.d.ts",
       "package/dist/index.js",
+      "package/dist/protocol.cjs",
+      "package/dist/protocol.d.cts",
+      "package/dist/protocol.d.ts",
+      "package/dist/protocol.js",
       "package/package.json",
     ]);
   });

@@ -4,8 +4,12 @@
  * published it, and clientId() names the connection that carries a key's commands (on a cluster,
  * one per primary). The "ioredis" project drives ioredis's Redis and Cluster, the "node-redis"
  * project node-redis's client and cluster.
+ *
+ * One contract case per member of RedisDriver ("the contract" below): the algorithm's own tests
+ * run with ioredis only on CI (vitest.config.ts), so what the other client kind must do is pinned
+ * here, member by member, on both kinds.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { Cluster as IoCluster, Redis } from "ioredis";
 import { createClient, createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -37,6 +41,8 @@ async function clients(): Promise<[Client, Client]> {
   }
   const server = createClient({ socket: { host: "127.0.0.1", port } });
   const shards = createCluster({ rootNodes: seeds.map((socket) => ({ socket })) });
+  // A dropped connection is the contract's case below: the driver reports it, the test goes on.
+  for (const client of [server, shards]) client.on("error", () => undefined);
   await Promise.all([server.connect(), shards.connect()]);
   closers.push(
     () => server.destroy(),
@@ -108,5 +114,100 @@ describe(`${clientKind()} drivers`, () => {
       const listed = String(await server(port).client("LIST", "ID", id));
       expect(listed).toMatch(new RegExp(`^id=${id} .*cmd=eval`));
     }
+  });
+});
+
+describe(`${clientKind()} drivers: the contract, one case per member`, () => {
+  const kinds = () =>
+    clientKind() === "ioredis"
+      ? ["ioredis", "ioredis-cluster"]
+      : ["node-redis", "node-redis-cluster"];
+
+  it("kind names the client, address its first server (host:port, no password), batches only for one ioredis connection", () => {
+    expect([single.kind, cluster.kind]).toEqual(kinds());
+    expect(single.address).toBe(`127.0.0.1:${masters().masters[0]!.port}`);
+    const [seed] = clusters()[0]!.seeds;
+    expect(cluster.address).toBe(
+      clientKind() === "ioredis" ? "cluster" : `cluster ${seed!.host}:${seed!.port}`,
+    );
+    expect([single.batches, cluster.batches]).toEqual([clientKind() === "ioredis", false]);
+  });
+
+  it("status is ready once connected", () => {
+    expect([single.status, cluster.status]).toEqual(["ready", "ready"]);
+  });
+
+  it("evalsha runs a loaded script with its keys and arguments; an unknown sha rejects as a ReplyError saying NOSCRIPT", async () => {
+    const body = "return {KEYS[1], ARGV[1], ARGV[2]}";
+    const sha = createHash("sha1").update(body).digest("hex");
+    const key = `driver:${randomUUID()}`;
+    for (const driver of [single, cluster]) {
+      await driver.eval(body, [key], ["a", 1]);
+      expect(await driver.evalsha(sha, [key], ["b", 2])).toEqual([key, "b", "2"]);
+      const unknown = driver.evalsha("0".repeat(40), [key], []);
+      await expect(unknown).rejects.toMatchObject({ name: "ReplyError" });
+      await expect(unknown).rejects.toThrow(/NOSCRIPT/);
+    }
+  });
+
+  it("eval takes Buffer keys and arguments byte for byte; a script error rejects as a ReplyError with Redis's message", async () => {
+    const key = Buffer.from([0x64, 0x3a, 0xff, 0x00, 0x80]);
+    for (const driver of [single, cluster]) {
+      expect(
+        await driver.eval(
+          "return redis.call('SET', KEYS[1], ARGV[1], 'PX', 5000)",
+          [key],
+          [Buffer.from([0xfe, 0x01])],
+        ),
+      ).toBe("OK");
+      expect(await driver.eval("return string.len(redis.call('GET', KEYS[1]))", [key], [])).toBe(2);
+      const failing = driver.eval("return redis.call('INCR', KEYS[1])", [key], []);
+      await expect(failing).rejects.toMatchObject({ name: "ReplyError" });
+      await expect(failing).rejects.toThrow(/not an integer/);
+      await driver.eval("return redis.call('DEL', KEYS[1])", [key], []);
+    }
+  });
+
+  it("command sends one plain command by its key, to the key's shard on a cluster", async () => {
+    for (const { key, port } of await keyOnEachPrimary()) {
+      expect(await cluster.command("SET", [key, "v", "PX", 5_000])).toBe("OK");
+      expect(await server(port).get(key)).toBe("v");
+      expect(Number(await cluster.command("PTTL", [key]))).toBeGreaterThan(0);
+    }
+    const key = `driver:${randomUUID()}`;
+    expect(await single.command("SET", [key, "w", "PX", 5_000])).toBe("OK");
+    expect(await singleServer().get(key)).toBe("w");
+  });
+
+  it("info(section) returns the server's INFO text of that section", async () => {
+    for (const driver of [single, cluster]) {
+      const text = await driver.info("server");
+      expect(text).toMatch(/^# Server/m);
+      expect(text).toMatch(/^redis_version:/m);
+      expect(text).not.toMatch(/^# Clients/m);
+    }
+  });
+
+  it('on("close") runs when the server drops the connection, on("ready") once it is back', async () => {
+    const closed = vi.fn();
+    const ready = vi.fn();
+    single.on("close", closed);
+    single.on("ready", ready);
+    const id = await single.clientId("any");
+    await singleServer().client("KILL", "ID", String(id));
+    await vi.waitFor(() => expect(closed).toHaveBeenCalled());
+    await vi.waitFor(() => expect(ready).toHaveBeenCalled());
+    await vi.waitFor(() => expect(single.status).toBe("ready"));
+    expect(await single.eval("return 1", ["any"], [])).toBe(1);
+  });
+
+  it("cluster topology: primaryOf names the key's primary, askPrimaries asks each primary in order", async () => {
+    const topology = cluster.cluster!;
+    expect(single.cluster).toBeUndefined();
+    for (const { key, port } of await keyOnEachPrimary())
+      expect(topology.primaryOf(key)).toMatch(new RegExp(`:${port}$`));
+    const replies = await topology.askPrimaries([["PING"], ["ECHO", "x"]]);
+    expect(replies).toHaveLength(primaryPorts().length);
+    for (const reply of replies) expect(reply).toEqual(["PONG", "x"]);
   });
 });

@@ -10,11 +10,13 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import Redlock, { waitersKey } from "@redlock-console/redlock";
-import { connect, disconnect, sharedUrls, sleep, wakeIndexes } from "../masters";
+import Redlock, { wakeNextWaiter, waitersKey } from "@redlock-console/redlock";
+import { callsPerCommand } from "@/scripts/command-stats";
+import { connect, disconnect, sharedUrls, sleep, usePrivateMasters, wakeIndexes } from "../masters";
 
 let clients: Redis[];
 let admins: Redis[];
+const { masters: privateMasters } = usePrivateMasters(5);
 
 beforeAll(() => {
   clients = connect(sharedUrls());
@@ -74,6 +76,53 @@ describe("handoff to the next in line (the default)", () => {
     expect(next.attempts).toHaveLength(2);
     await next.release();
     await contender.quit();
+  });
+
+  it("a woken retry that still meets the old value on the other nodes (their releases land after the wakes) retries again soon, not after its retryDelay", async () => {
+    // On a loaded machine a release's deletes on the nodes that do not wake can be processed
+    // after the woken retry's SETs (another connection; Redis serves ready sockets in its own
+    // order): the retry fails, and the wait slept its full retryDelay (9,975 ms seen on CI).
+    // Here the release is played by hand, in that order, on private masters (their command
+    // counts are this test's alone).
+    const [own5, admin5] = [connect(privateMasters().urls), connect(privateMasters().urls)];
+    const contender = new Redlock(own5, { retryCount: 5, retryDelay: 10_000, retryJitter: 0 });
+    try {
+      const resource = `test:handoff-late-delete:${randomUUID()}`;
+      await Promise.all(admin5.map((admin) => admin.set(resource, "old-holder", "PX", 30_000)));
+      const pending = contender.acquire([resource], 30_000);
+      const wakers = wakeIndexes(admin5);
+      const others = admin5.filter((_, index) => !wakers.includes(index));
+      await vi.waitFor(async () => {
+        const members = await Promise.all(
+          wakers.map((index) => admin5[index]!.zrange(waitersKey(resource), 0, -1)),
+        );
+        expect(members.every((listed) => listed.some((m) => m.includes('"wake"')))).toBe(true);
+      }, 5_000);
+      // An attempt on one resource is a plain SET NX (or a script): either reaching a node counts.
+      const attemptCalls = async (node: Redis) => {
+        const calls = await callsPerCommand([node]);
+        return (calls.set ?? 0) + (calls.evalsha ?? 0) + (calls.eval ?? 0);
+      };
+      const before = await Promise.all(others.map(attemptCalls));
+      // Two of the three wake nodes released and woke it: enough wakes to retry.
+      const early = [admin5[wakers[0]!]!, admin5[wakers[1]!]!];
+      await Promise.all(early.map((admin) => admin.del(resource)));
+      expect(await wakeNextWaiter(early, resource)).toBe(2);
+      // The woken retry has reached every other node, which still held the old value: it failed.
+      await vi.waitFor(async () => {
+        const after = await Promise.all(others.map(attemptCalls));
+        expect(after.every((calls, index) => calls > before[index]!)).toBe(true);
+      });
+      // Now their releases land, with no wake of their own left to send.
+      const deletedMono = performance.now();
+      await Promise.all([admin5[wakers[2]!]!, ...others].map((admin) => admin.del(resource)));
+      const lock = await pending;
+      expect(performance.now() - deletedMono).toBeLessThan(2_000);
+      await lock.release();
+    } finally {
+      await contender.quit();
+      await disconnect(admin5);
+    }
   });
 
   it("hands the lock over in arrival order: 16 contenders, each woken only by its turn", async () => {

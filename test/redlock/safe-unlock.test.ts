@@ -28,7 +28,7 @@ import { sleep } from "../masters";
 import {
   act,
   publishNotice,
-  subscribedEverywhere,
+  untilSubscribedEverywhere,
   writeRevokeMarker,
   writeTombstone,
 } from "./fixtures/console-marks";
@@ -93,18 +93,17 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       redlock: Redlock,
       resource: string,
       routine: (signal: RedlockAbortSignal) => Promise<void>,
+      ttlMs = TTL_MS,
     ) {
       const held = signalled();
       let signal: RedlockAbortSignal | undefined;
-      const running = redlock.using([resource], TTL_MS, async (routineSignal) => {
+      const running = redlock.using([resource], ttlMs, async (routineSignal) => {
         signal = routineSignal;
         held.resolve();
         await routine(routineSignal);
       });
       await held.promise;
-      await vi.waitFor(async () =>
-        expect(await subscribedEverywhere(nodes().servers, redlock.session!.id)).toBe(true),
-      );
+      await untilSubscribedEverywhere(nodes().servers, redlock.session!.id);
       const value = (await values(resource)).find((found) => found !== null)!;
       return { running, signal: signal!, value };
     }
@@ -113,11 +112,19 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       const resource = `safe-unlock:${randomUUID()}`;
       const holder = await instance();
       let settledAt = 0;
-      const { running, signal, value } = await holdWithUsing(holder, resource, async (signal) => {
-        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
-        await sleep(300); // the routine winds down
-        settledAt = performance.now();
-      });
+      // The tombstone lasts the value's PTTL: it must outlast the abort and the 300 ms wind-down,
+      // else the contender rightly gets the lock at its end. With TTL_MS (1 s, extended below
+      // 500 ms) a loaded machine left less than that; a 5 s TTL leaves seconds.
+      const { running, signal, value } = await holdWithUsing(
+        holder,
+        resource,
+        async (signal) => {
+          await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+          await sleep(300); // the routine winds down
+          settledAt = performance.now();
+        },
+        5_000,
+      );
       const action = act("stuck report job");
       expect(await writeTombstone(readers(), resource, value, action)).toEqual(
         readers().map(() => "replaced"),
@@ -138,8 +145,10 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       const resource = `safe-unlock-ignored:${randomUUID()}`;
       const holder = await instance();
       let settled = false;
+      // Ignores its signal: works on until the contender holds the lock (a barrier, not a sleep).
+      const contenderHolds = signalled();
       const { running, signal, value } = await holdWithUsing(holder, resource, async () => {
-        await sleep(3_500); // ignores its signal
+        await contenderHolds.promise;
         settled = true;
       });
       const validityMs = Math.max(
@@ -154,6 +163,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       // The tombstone lasts the replaced value's PTTL plus drift (ceil(1% of the TTL) + 2 ms).
       expect(acquiredAt - forcedAt).toBeLessThanOrEqual(validityMs + 12 + 150);
       expect(settled).toBe(false);
+      contenderHolds.resolve();
       expect(signal.error).toBeInstanceOf(LockForceReleasedError);
       // Never extended again: the value never came back, and the holder's release at the end
       // leaves the next holder's lock alone (on the majority, at least, that granted it).
@@ -250,7 +260,11 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       );
     });
 
-    it("revoke: the holder's wait that began while it held the revoked lock (its half of a deadlock) is cancelled; a wait it began before is not", async () => {
+    // Issue 39 changed this rule: a revoke used to cancel every wait the session began after it
+    // acquired the revoked lock, so an unrelated wait begun outside the routine was cancelled too.
+    // Now it follows the routine's async context: only the waits begun inside the revoked using()
+    // routine (and those for the revoked resource itself) are cancelled.
+    it("revoke: the wait begun inside the revoked routine (its half of a deadlock) is cancelled; the process's waits begun outside it, before or after the lock was acquired, are not", async () => {
       const revoked = `safe-unlock-cycle-a:${randomUUID()}`;
       const wanted = `safe-unlock-cycle-b:${randomUUID()}`;
       const unrelated = `safe-unlock-cycle-c:${randomUUID()}`;
@@ -258,38 +272,43 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       await other.acquire([wanted], 10_000);
       await other.acquire([unrelated], 10_000);
       const holder = await instance();
-      const stopEarlier = new AbortController();
+      const stopOutside = new AbortController();
       const retrying = { retryCount: -1, retryDelay: 50, retryJitter: 0 };
-      let earlierSettled = false;
-      const earlier = holder
-        .acquire([unrelated], TTL_MS, { ...retrying, signal: stopEarlier.signal })
-        .catch((error: unknown) => error)
-        .finally(() => (earlierSettled = true));
+      const outsideSettled = [false, false];
+      const waitOutside = (index: number) =>
+        holder
+          .acquire([unrelated], TTL_MS, { ...retrying, signal: stopOutside.signal })
+          .catch((error: unknown) => error)
+          .finally(() => (outsideSettled[index] = true));
+      const before = waitOutside(0);
       await sleep(100); // it failed once and waits, before the lock below is acquired
-      const { running, value } = await holdWithUsing(holder, revoked, async (signal) => {
-        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      let inside: unknown;
+      const { running, value } = await holdWithUsing(holder, revoked, async () => {
+        // Holds `revoked`, waits for `wanted`.
+        inside = await holder.acquire([wanted], TTL_MS, retrying).catch((error: unknown) => error);
       });
-      const later = holder.acquire([wanted], TTL_MS, retrying).catch((error: unknown) => error);
-      await sleep(100); // it failed once and waits: holds `revoked`, waits for `wanted`
+      const after = waitOutside(1);
+      await sleep(100); // each failed once and waits
       const action = act("break the deadlock");
       await writeRevokeMarker(readers(), revoked, value, action, Date.now() + 10_000);
       await publishNotice(readers(), holder.session!.id, "revoke", revoked, action.auditId);
-      const cancelled = await later;
-      expect(cancelled).toBeInstanceOf(LockRevokedError);
-      expect(cancelled).toMatchObject({ resource: revoked, auditId: action.auditId });
       await running;
+      expect(inside).toBeInstanceOf(LockRevokedError);
+      expect(inside).toMatchObject({ resource: revoked, auditId: action.auditId });
       await sleep(200);
-      expect(earlierSettled).toBe(false); // still waiting: it began before the revoked lock was held
-      stopEarlier.abort();
-      await earlier;
+      expect(outsideSettled).toEqual([false, false]); // still waiting: begun outside the routine
+      stopOutside.abort();
+      await Promise.all([before, after]);
     });
 
     it("revoke: a routine that ignores it past the deadline stops being extended", async () => {
       const resource = `safe-unlock-deadline:${randomUUID()}`;
       const holder = await instance();
       let settled = false;
+      // Ignores the revoke: works on until its value is gone from every node (a barrier).
+      const valueGone = signalled();
       const { running, signal, value } = await holdWithUsing(holder, resource, async () => {
-        await sleep(3_500);
+        await valueGone.promise;
         settled = true;
       });
       const action = act("deadline");
@@ -303,6 +322,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
         interval: 20,
       });
       expect(settled).toBe(false);
+      valueGone.resolve();
       await running;
     });
 
@@ -314,9 +334,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
         lost.push({ ...event, at: performance.now() }),
       );
       const lock = await holder.acquire([resource], 10_000);
-      await vi.waitFor(async () =>
-        expect(await subscribedEverywhere(nodes().servers, holder.session!.id)).toBe(true),
-      );
+      await untilSubscribedEverywhere(nodes().servers, holder.session!.id);
       const action = act("held by hand");
       await writeTombstone(readers(), resource, lock.value, action);
       const contender = contend(resource);
@@ -338,9 +356,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       const revoked: LockRevokedEvent[] = [];
       holder.on("lockRevoked", (event: LockRevokedEvent) => revoked.push(event));
       const lock = await holder.acquire([resource], 10_000);
-      await vi.waitFor(async () =>
-        expect(await subscribedEverywhere(nodes().servers, holder.session!.id)).toBe(true),
-      );
+      await untilSubscribedEverywhere(nodes().servers, holder.session!.id);
       const action = act("asked by hand");
       await writeRevokeMarker(readers(), resource, lock.value, action, Date.now() + 5_000);
       await publishNotice(readers(), holder.session!.id, "revoke", resource, action.auditId);

@@ -18,9 +18,10 @@ import Redlock, {
 } from "@redlock-console/redlock";
 import { clientKind } from "../lock-clients";
 import { sleep } from "../masters";
-import { subscribedEverywhere } from "./fixtures/console-marks";
+import { untilSubscribedEverywhere } from "./fixtures/console-marks";
 import { forkHolder } from "./fixtures/fork-holder";
 import { useLockNodes, type LockNodes, type Topology } from "./fixtures/lock-nodes";
+import { monitor } from "./fixtures/monitor";
 import type { HolderArgs, HolderMessage } from "./fixtures/session-holder";
 
 const HEARTBEAT_MS = 200;
@@ -126,17 +127,15 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
           const address = /addr=(\S+)/.exec(
             String(await server.client("LIST", "ID", beat!.clientId)),
           )![1];
-          const monitor = await server.duplicate().monitor();
-          monitor.on("monitor", (_time: string, args: string[], source: string) => {
+          return monitor(server.options.port!, (args, source) => {
             // A cluster client's own slot-map refresh may use the connection too.
             if (source.endsWith(address!) && args[0]?.toLowerCase() !== "cluster")
               commands[index]!.push(args.join(" "));
           });
-          return monitor;
         }),
       );
       await sleep(1_000);
-      monitors.forEach((monitor) => monitor.disconnect());
+      monitors.forEach((watching) => watching.close());
       for (const sent of commands) {
         expect(sent.length).toBeGreaterThanOrEqual(3);
         expect(sent.length).toBeLessThanOrEqual(1_000 / HEARTBEAT_MS + 1);
@@ -195,16 +194,12 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       const redlock = await instance();
       const sessionId = redlock.session!.id;
       await (await redlock.acquire([`session-quit:${randomUUID()}`], 5_000)).release();
-      await vi.waitFor(async () =>
-        expect(await subscribedEverywhere(nodes().servers, sessionId)).toBe(true),
-      );
+      await untilSubscribedEverywhere(nodes().servers, sessionId);
       await redlock.quit();
       await sleep(3 * HEARTBEAT_MS);
       for (const { ageMs } of await heartbeats(nodes(), sessionId))
         expect(ageMs).toBeGreaterThanOrEqual(3 * HEARTBEAT_MS);
-      await vi.waitFor(async () =>
-        expect(await subscribedEverywhere(nodes().servers, sessionId)).toBe(false),
-      );
+      await untilSubscribedEverywhere(nodes().servers, sessionId, false);
     });
 
     describe("a holder in a process of its own", () => {

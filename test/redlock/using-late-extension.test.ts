@@ -6,7 +6,11 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Redlock, { type Client, type OperationEvent } from "@redlock-console/redlock";
+import Redlock, {
+  isLockExpiredError,
+  type Client,
+  type OperationEvent,
+} from "@redlock-console/redlock";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import { lockClients } from "../lock-clients";
 
@@ -62,5 +66,39 @@ describe("using, when the routine ends during an extension", () => {
     await sleep(800);
     expect(extensions.map((event) => event.outcome)).toEqual(["success"]);
     for (const client of clients) expect(await client.exists(resource)).toBe(0);
+  });
+
+  it("aborts the routine's signal when the validity ends, while an extension still retries", async () => {
+    // Every extension attempt meets paused writes and times out; the pause between attempts (1 s)
+    // runs past the validity, so a signal that waited for the extension to give up would abort
+    // ~0.6 s after the validity ended, while a console's tombstone outlives it only by the drift.
+    const redlock = new Redlock(lockers, {
+      retryCount: 5,
+      retryDelay: 1_000,
+      retryJitter: 0,
+      automaticExtensionThreshold: 500,
+      nodeTimeout: 100,
+    });
+    const resource = `test:using-validity:${randomUUID()}`;
+    const ttlMs = 2_000;
+    const startedAt = Date.now();
+    let abortedAt = 0;
+    let abortError: unknown;
+    try {
+      await redlock.using([resource], ttlMs, async (signal) => {
+        await Promise.all(admins.map((admin) => admin.call("CLIENT", "PAUSE", "4000", "WRITE")));
+        await new Promise<void>((resolve) =>
+          signal.addEventListener("abort", () => resolve(), { once: true }),
+        );
+        abortedAt = Date.now();
+        abortError = signal.error;
+      });
+    } finally {
+      await Promise.all(admins.map((admin) => admin.call("CLIENT", "UNPAUSE")));
+    }
+    expect(isLockExpiredError(abortError)).toBe(true);
+    // The validity ends before startedAt + TTL (elapsed and drift are subtracted from it); 150 ms
+    // is the timer's slack on a loaded 2-core machine, well short of the 600 ms the old path took.
+    expect(abortedAt - (startedAt + ttlMs)).toBeLessThanOrEqual(150);
   });
 });

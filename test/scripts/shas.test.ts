@@ -10,12 +10,15 @@ import { EXTEND } from "../../lib/redlock/extend";
 import { FENCE } from "../../lib/redlock/fencing";
 import { INSPECT } from "../../lib/redlock/inspect";
 import { LOCK_BATCH_SCRIPT } from "../../lib/redlock/redlock";
-import { RELEASE, RELEASE_ONE } from "../../lib/redlock/release";
+import { RELEASE, RELEASE_ONE, WAKE_NEXT } from "../../lib/redlock/release";
+import { GUARDED_ACQUIRE, GUARDED_EXTEND } from "../../lib/redlock/guard";
+import { PROBE } from "../../lib/redlock/slots";
 import { WAITERS, WAITERS_REMOVE_ONE } from "../../lib/redlock/waiters";
-import { FORCE_RELEASE_SCRIPT } from "@/lib/server/actions/force-release-node";
+import { FORCE_RELEASE_SCRIPT } from "@/lib/server/actions/force-release-lua";
 import { REVOKE_SCRIPT } from "@/lib/server/actions/revoke";
 import { READ_KEYS_ON_SHARD_SCRIPT, READ_KEYS_SCRIPT } from "@/lib/server/locks/read/read-node";
 import { READ_ONE_SCRIPT } from "@/lib/server/locks/detail/read-one";
+import { APPEND_SCRIPT, LEASE_SCRIPT, RESIGN_SCRIPT } from "@/lib/server/replicas/lua";
 import { usePrivateClient } from "../masters";
 
 const SCRIPTS = {
@@ -24,6 +27,7 @@ const SCRIPTS = {
   EXTEND,
   RELEASE,
   RELEASE_ONE,
+  WAKE_NEXT,
   FENCE,
   WAITERS,
   WAITERS_REMOVE_ONE,
@@ -34,6 +38,12 @@ const SCRIPTS = {
   READ_ONE_SCRIPT,
   FORCE_RELEASE_SCRIPT,
   REVOKE_SCRIPT,
+  GUARDED_ACQUIRE,
+  GUARDED_EXTEND,
+  PROBE,
+  APPEND_SCRIPT,
+  LEASE_SCRIPT,
+  RESIGN_SCRIPT,
 };
 
 // Pinned so that any edit of a script's Lua (a protocol change for every node) fails until made on purpose.
@@ -43,6 +53,7 @@ const PINNED_SHAS: Record<keyof typeof SCRIPTS, string> = {
   EXTEND: "60a9d5fbafcabf5a12da26295de8f59605ba431e",
   RELEASE: "1b983d7113dffa0ad968a7a54f9923390ebfed91",
   RELEASE_ONE: "80a3b4b0bcc2c1985675d81ccff933c12ea15d35",
+  WAKE_NEXT: "69bbb00f1411fe930262f34510dde111bdd87799",
   FENCE: "a75b9a87c55e754077d165f4d0226356d2b0cad9",
   WAITERS: "119c8ed2864a0110c780285229f7c4a561d3e674",
   WAITERS_REMOVE_ONE: "85029a715c2f7f83c95eba6507f3537d4d454a8a",
@@ -51,8 +62,14 @@ const PINNED_SHAS: Record<keyof typeof SCRIPTS, string> = {
   READ_KEYS_SCRIPT: "ddf17d9c9a2d9126a80054c5f8135ea884f1d403",
   READ_KEYS_ON_SHARD_SCRIPT: "ecf23270610169da8511632d9677660370148dce",
   READ_ONE_SCRIPT: "628e7de377d468cc492b5e4261cfa2f711294a48",
-  FORCE_RELEASE_SCRIPT: "896078a6cd1e451a4ef9ee6bf4e8aebb410f9471",
+  FORCE_RELEASE_SCRIPT: "b561c5881dd1100c5dccd419ccda64699c8d2642",
   REVOKE_SCRIPT: "ade192b0fcea6ba372da6522848559c8409b6616",
+  GUARDED_ACQUIRE: "e153be27b58c7be76a995117429ce7f5971b1573",
+  GUARDED_EXTEND: "17200b39a44c27f9d4d2469cc81949a0df9c823e",
+  PROBE: "9b270cf84b91512d3a14008c08cf4595717b756c",
+  APPEND_SCRIPT: "dddd751e30ee6b65088844fa13831e472eca225c",
+  LEASE_SCRIPT: "0608f689d0a585221ca161860f9dcb556d266aa6",
+  RESIGN_SCRIPT: "c0fe86dca9a7825a3e95860568351409cafd1294",
 };
 
 /** Names of the scripts defined at the top level of a source file under lib/ or app/. */

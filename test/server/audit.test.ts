@@ -64,7 +64,15 @@ describe("the audit trail", () => {
   });
 
   it("is one stream entry per node, merged into one entry by event id", async () => {
-    const lengths = await Promise.all(nodes.map((node) => node.xlen(AUDIT_STREAM)));
+    // Reading the audit with the break-glass token is itself audited (once per client per 10
+    // minutes, action "break-glass"): those entries aside, the acquisition is one entry per node.
+    const lengths = await Promise.all(
+      nodes.map(async (node) => {
+        const entries = await node.xrange(AUDIT_STREAM, "-", "+");
+        const actionOf = (fields: string[]) => fields[fields.indexOf("action") + 1];
+        return entries.filter(([, fields]) => actionOf(fields) !== "break-glass").length;
+      }),
+    );
     expect(lengths).toEqual([1, 1, 1, 1, 1]);
   });
 

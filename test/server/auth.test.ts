@@ -204,7 +204,7 @@ describe("hardening of credentials (issue 11)", () => {
     ).toBe(200);
   });
 
-  it("labels bearer actions 'token' in the audit trail, with nothing derived from the token", async () => {
+  it("labels bearer actions 'break-glass (token)' in the audit trail, with nothing derived from the token", async () => {
     const { prefix, ctx } = open();
     const acquired = await call(locks.POST, "/api/locks", {
       body: { resources: [`${prefix}label`], ttlMs: 1_000 },
@@ -212,7 +212,7 @@ describe("hardening of credentials (issue 11)", () => {
     expect(acquired.status).toBe(201);
     const { entries } = await ctx.audit.read(50);
     const entry = entries.find((item) => item.resources.includes(`${prefix}label`));
-    expect(entry?.actor).toBe("token");
+    expect(entry?.actor).toBe("break-glass (token)");
   });
 
   it("leaves a log line, a counter and one audit entry per client per minute for wrong credentials", async () => {

@@ -9,7 +9,7 @@ import { buildGraph, type WaitedLock } from "@/lib/server/contention/graph";
 import { findPaths } from "@/lib/server/contention/paths";
 import { WaitTracker, type EndedWait } from "@/lib/server/contention/wait-tracker";
 import type { Reads } from "@/lib/server/locks/rows/live-index";
-import { StoredState } from "@/lib/server/locks/watch/indexed-state";
+import { StoredState } from "@/lib/server/locks/watch/store/indexed-state";
 import { encodeValue } from "@/lib/redlock/value";
 
 const lock = (resource: string, holder: string | null, ...waiters: string[]): WaitedLock => ({

@@ -47,8 +47,10 @@ function useTrainedConsole(resyncIntervalMs: number) {
     tc = startTestConsole(masters().urls, {
       resyncIntervalMs,
       skipShapeAfterReads: 200,
-      // No sample reads: what finds a lock under a skipped shape here is the resync alone.
+      // No sample reads (the cache entries have expiries: each would be an expiry sample): what
+      // finds a lock under a skipped shape here is the resync alone.
       shapeSampleIntervalMs: 3_600_000,
+      shapeSampleReadsPerS: 0,
     });
     await tc.sync();
     await lockAll("orders:42", 1);

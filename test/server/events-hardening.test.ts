@@ -96,8 +96,7 @@ describe("row 12: partial and conflict episodes cannot evict real transitions", 
   let tc: TestConsole;
   beforeAll(async () => {
     tc = startTestConsole(masters.masters().urls, { historyMax: 100, resyncIntervalMs: 3_600_000 });
-    await tc.sync();
-    await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+    await tc.historyWhole();
   });
   afterAll(() => tc.close());
 
@@ -164,8 +163,7 @@ describe("row 14: event ids survive a restart; Last-Event-ID is parsed strictly"
   it("an empty, hex, exponent or garbage Last-Event-ID replays nothing; a decimal one replays after it", async () => {
     const tc = startTestConsole(masters.masters().urls, { resyncIntervalMs: 3_600_000 });
     try {
-      await tc.sync();
-      await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+      await tc.historyWhole();
       const resource = `${tc.prefix}ids`;
       await hold(resource);
       const seen = await vi.waitFor(async () => {
@@ -205,8 +203,7 @@ describe("row 14: event ids survive a restart; Last-Event-ID is parsed strictly"
     const resource = `${first.prefix}restart`;
     let lastSeen: Transition;
     try {
-      await first.sync();
-      await vi.waitFor(() => expect(first.ctx.timeline.horizon().completeSince).not.toBeNull());
+      await first.historyWhole();
       await hold(resource);
       lastSeen = await vi.waitFor(() => {
         const found = first.ctx.timeline.transitions(10, (t) => t.resource === resource);
@@ -224,6 +221,10 @@ describe("row 14: event ids survive a restart; Last-Event-ID is parsed strictly"
     try {
       await second.sync();
       await vi.waitFor(() => expect(second.ctx.timeline.horizon().basis).toBe("store"));
+      // History resumes once the timeline has seen the index whole (its handler runs off the
+      // index's call stack: it may see it a tick after the index is): a lock taken before that is
+      // part of the restart's gap, re-read as held, never an acquisition of this run.
+      await vi.waitFor(() => expect(second.ctx.timeline.horizon().gapOpen).toBe(false));
       await hold(resource);
       await vi.waitFor(() =>
         expect(
@@ -250,8 +251,7 @@ describe("row 14: event ids survive a restart; Last-Event-ID is parsed strictly"
       lockMatch: [`${first.prefix}*`],
     });
     try {
-      await third.sync();
-      await vi.waitFor(() => expect(third.ctx.timeline.horizon().completeSince).not.toBeNull());
+      await third.historyWhole();
       await hold(resource);
       await vi.waitFor(() =>
         expect(third.ctx.timeline.transitions(10, (t) => t.resource === resource)).toHaveLength(2),
@@ -278,8 +278,7 @@ describe("row 14: keys that are not UTF-8 keep their bytes in transitions and fi
   it("\\xffA and \\xfeA: each transition carries its own bytes, and a filter matches one of them only", async () => {
     const tc = startTestConsole(masters.masters().urls, { resyncIntervalMs: 3_600_000 });
     try {
-      await tc.sync();
-      await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+      await tc.historyWhole();
       const keys = [0xff, 0xfe].map((byte) =>
         Buffer.concat([Buffer.from(tc.prefix), Buffer.from([byte, 0x41])]),
       );
@@ -419,8 +418,7 @@ describe("rows 3–5: event streams", () => {
         publicRead: false,
         sessionTtlS: 3,
       });
-      await tc.sync();
-      await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+      await tc.historyWhole();
     });
     afterAll(async () => {
       await closeAll();

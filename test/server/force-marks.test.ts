@@ -22,8 +22,7 @@ beforeAll(async () => {
   nodes = connect(masters.masters().urls);
   redlock = new Redlock(nodes, { retryCount: 0, session: false });
   tc = startTestConsole(masters.masters().urls, { resyncIntervalMs: 3_600_000 });
-  await tc.sync();
-  await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+  await tc.historyWhole();
 });
 
 afterAll(async () => {
@@ -93,8 +92,10 @@ describe("row 11: a force-release mark applies only to the value it deleted", ()
       body: { resource, force: true, reason: "stuck job" },
     });
     expect(forced.status).toBe(200);
+    // Issue 39: force: true tombstones the value, so "releasing" (the tombstone) follows the hold's end.
     await vi.waitFor(async () => {
-      const [ended] = await eventsOf(resource);
+      const [reserved, ended] = await eventsOf(resource);
+      expect(reserved).toMatchObject({ kind: "releasing", reason: "stuck job" });
       expect(ended).toMatchObject({ kind: "force-released", reason: "stuck job" });
     });
   });

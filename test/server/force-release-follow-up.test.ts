@@ -1,11 +1,12 @@
 /**
- * A force-release while a node is paused: the paused node keeps the delete queued and runs it when
- * it resumes. The audit must end up saying so, not only "deleted on 4 nodes". Private masters.
+ * A force-release while nodes are paused, on private masters: a paused node keeps the write queued
+ * and runs it when it resumes, and the audit must end up saying so, not only "tombstoned on 4
+ * nodes"; with too few nodes answering to reach a majority, nothing is written (503, as revoke).
  */
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as forceRelease from "@/app/api/locks/force-release/route";
-import type { ForceReleaseResponse } from "@/lib/api";
+import type { ErrorBody, ForceReleaseResponse } from "@/lib/api";
 import { connect, disconnect, usePrivateMasters } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
@@ -29,7 +30,7 @@ afterAll(async () => {
 });
 
 describe("force-release during a node pause", () => {
-  it("audits what the queued delete finally did on the paused node", async () => {
+  it("audits what the queued write finally did on the paused node", async () => {
     await Promise.all(nodes.map((node) => node.set("paused-lock", "8".repeat(40), "PX", 120_000)));
     masters.masters().pause(PAUSED);
     let response;
@@ -41,7 +42,9 @@ describe("force-release during a node pause", () => {
       masters.masters().resume(PAUSED);
     }
     expect(response.status).toBe(200);
-    expect(response.body.deletedCount).toBe(4);
+    // Issue 39: force: true tombstones each node's value (it used to delete it at once).
+    expect(response.body).toMatchObject({ mode: "tombstoned", deletedCount: 0, majority: true });
+    expect(response.body.tombstonedCount).toBe(4);
     expect(response.body.nodes[PAUSED]!.outcome).toBe("unreachable");
     const auditId = response.body.auditId;
 
@@ -58,13 +61,46 @@ describe("force-release during a node pause", () => {
           resources: ["paused-lock"],
           reason: "node-5 hung, cleanup",
           outcome: "success",
+          followUpOf: auditId,
+          holderDid: null,
         });
         expect(followUp!.detail).toContain(
-          "node-5: the queued delete ran late and deleted the lock",
+          "node-5: the queued write ran late and replaced the lock by its tombstone",
         );
       },
       { timeout: 20_000, interval: 200 },
     );
-    expect(await nodes[PAUSED]!.exists("paused-lock")).toBe(0);
+    expect(await nodes[PAUSED]!.get("paused-lock")).toMatch(/^rlx:8{40}:/);
+  }, 30_000);
+
+  it("answers 503 quorum_unavailable and writes nothing when too few nodes answer to reach a majority", async () => {
+    const value = "6".repeat(40);
+    await Promise.all(nodes.map((node) => node.set("few-answer", value, "PX", 60_000)));
+    for (const index of [2, 3, 4]) masters.masters().pause(index);
+    let response;
+    try {
+      response = await call<ErrorBody & { error: { details?: ForceReleaseResponse } }>(
+        forceRelease.POST,
+        "/api/locks/force-release",
+        {
+          body: {
+            resource: "few-answer",
+            expectedValue: value,
+            noSession: "hold-until-ttl",
+            reason: "three nodes hung",
+          },
+        },
+      );
+    } finally {
+      for (const index of [2, 3, 4]) masters.masters().resume(index);
+    }
+    expect(response.status).toBe(503);
+    expect(response.body.error.code).toBe("quorum_unavailable");
+    expect(await Promise.all(nodes.map((node) => node.get("few-answer")))).toEqual(
+      Array(5).fill(value),
+    );
+    const { entries } = await tc.ctx.audit.read(50);
+    expect(entries[0]).toMatchObject({ action: "force-release", outcome: "failure" });
+    expect(entries[0]!.detail).toContain("quorum_unavailable");
   }, 30_000);
 });

@@ -40,7 +40,7 @@ describe("console locks and their owner entries", () => {
     expect(owner?.kind).toBe("labelled");
     if (owner?.kind !== "labelled") return;
     expect(owner.labels.service).toBe("redlock-console");
-    expect(owner.labels.operator).toMatch(/^(token|session:[0-9a-f]{8})$/);
+    expect(owner.labels.operator).toMatch(/^break-glass \((token|sign-in [0-9A-Za-z_-]{8})\)$/);
     expect(owner.labels.pid).toBe(String(process.pid));
     expect(owner.ttlMs).toBe(60_000);
     expect(owner.extensions).toBeNull();

@@ -7,12 +7,15 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as extend from "@/app/api/locks/extend/route";
 import * as release from "@/app/api/locks/release/route";
-import type { ErrorBody, ReleaseResponse } from "@/lib/api";
+import * as locks from "@/app/api/locks/route";
+import type { ErrorBody, LockGrantResponse, ReleaseResponse } from "@/lib/api";
 import { connect, disconnect, sharedUrls } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
 let tc: TestConsole;
 let nodes: Redis[];
+/** A value this console acquired (of another resource): the playground acts only on its own values. */
+let consoleValue: string;
 const key = (name: string) => `${tc.prefix}${name}`;
 
 beforeAll(async () => {
@@ -23,10 +26,14 @@ beforeAll(async () => {
       node.hset(key("redisson"), "uuid-1:1", "1").then(() => node.pexpire(key("redisson"), 60_000)),
     ),
   );
+  const acquired = await call<LockGrantResponse>(locks.POST, "/api/locks", {
+    body: { resources: [key("own")], ttlMs: 60_000 },
+  });
+  consoleValue = acquired.body.lock.value;
 });
 
 afterAll(async () => {
-  await Promise.all(nodes.map((node) => node.del(key("redisson"))));
+  await Promise.all(nodes.map((node) => node.del(key("redisson"), key("own"))));
   await tc.close();
   await disconnect(nodes);
 });
@@ -34,7 +41,7 @@ afterAll(async () => {
 describe("extend and release of a key that is not a string lock", () => {
   it("answers extend with 409 lock_not_held and leaves the key alone", async () => {
     const response = await call<ErrorBody>(extend.POST, "/api/locks/extend", {
-      body: { resources: [key("redisson")], value: "a".repeat(40), ttlMs: 1_000 },
+      body: { resources: [key("redisson")], value: consoleValue, ttlMs: 1_000 },
     });
     expect(response.status).toBe(409);
     expect(response.body.error.code).toBe("lock_not_held");
@@ -44,7 +51,7 @@ describe("extend and release of a key that is not a string lock", () => {
 
   it("answers release with 200 and releasedCount 0, the key kept", async () => {
     const response = await call<ReleaseResponse>(release.POST, "/api/locks/release", {
-      body: { resources: [key("redisson")], value: "a".repeat(40) },
+      body: { resources: [key("redisson")], value: consoleValue },
     });
     expect(response.status).toBe(200);
     expect(response.body.releasedCount).toBe(0);

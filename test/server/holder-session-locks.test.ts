@@ -1,15 +1,18 @@
 /**
  * Holder sessions in the lock API, on the shared masters: `GET /api/locks/{resource}` carries the
- * holder's session, and force-release acts on its liveness (tombstone, delete, or the operator's
- * choice for a holder without a session). Holder values, heartbeats and connections are written by
+ * holder's session, and force-release acts as lib/api/unlock-rule.ts says (a tombstone whatever
+ * the liveness, the explicit delete-now, the operator's choice for a holder without a session). Holder values, heartbeats and connections are written by
  * the test itself, per docs/holder-sessions.md.
  */
+import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import * as lockRoute from "@/app/api/locks/[...resource]/route";
 import * as forceRelease from "@/app/api/locks/force-release/route";
 import * as locks from "@/app/api/locks/route";
 import type { ErrorBody, ForceReleaseResponse, LockResponse, LocksResponse } from "@/lib/api";
+import { sessionOfValue } from "@/lib/server/locks/read/ownership";
+import { encodeTombstone } from "@/lib/server/locks/read/tombstone";
 import { connect, sharedUrls } from "../masters";
 import { useHolderConsole } from "./fixtures/holder-console";
 import { call } from "./helpers";
@@ -111,12 +114,16 @@ describe("force-release by the holder's liveness", () => {
       expect(tombstone.startsWith(`rlx:${token}:`)).toBe(true);
       expect(JSON.parse(tombstone.slice(45))).toEqual({
         auditId,
-        by: "token",
+        by: "break-glass (token)",
         reason: "stuck report job",
         at: expect.any(Number),
         session: session.id,
       });
-      // The replaced value's PTTL plus drift (ceil(1% of 60 s) + 2 ms): never longer.
+      // The replaced value's PTTL plus the library's drift (round(0.01 × 60 s) + 2 ms): never longer.
+      expect(response.body.reservedUntil).toBeGreaterThan(Date.now() + 55_000);
+      expect(response.body.reservedUntil).toBeLessThanOrEqual(response.body.serverTime + 60_602);
+      expect(response.body).toMatchObject({ majority: true, overlapPossibleUntil: null });
+      expect(response.body.summary).toContain("nobody else gets it for at most");
       for (const node of fixture.nodes) {
         const pttl = await node.pttl(key("alive-forced"));
         expect(pttl).toBeGreaterThan(55_000);
@@ -141,13 +148,14 @@ describe("force-release by the holder's liveness", () => {
       );
       expect(entry).toMatchObject({ action: "force-release", outcome: "success", value });
       expect(entry!.detail).toContain("holder alive");
-      expect(entry!.detail).toContain("tombstoned on 5 node(s)");
+      expect(entry!.detail).toContain("tombstoned on 5 of 5 node(s)");
     } finally {
       notices.stop();
     }
   });
 
-  it("lifts a tombstone when the operator force-releases it in turn (deleted, audited as such)", async () => {
+  // Issue 39: a second force-release never lengthens a tombstone; lifting one is delete-now.
+  it("leaves a tombstone as it is when forced again, and lifts it only by the explicit delete-now (audited as such)", async () => {
     const session = await openSession();
     await session.heartbeat(200);
     const value = session.value();
@@ -158,17 +166,46 @@ describe("force-release by the holder's liveness", () => {
       reason: "first press",
     });
     const tombstone = (await valuesOf(key("lifted")))[0]!;
+    // The longest a tombstone has left on any node: the answer's reservedUntil is where a majority's
+    // runs out, which may be on a node other than the first (each node's write lands a little apart).
+    const pttlBefore = Math.max(
+      ...(await Promise.all(fixture.nodes.map((node) => node.pttl(key("lifted"))))),
+    );
+    const again = await forceReleaseOf({
+      resource: key("lifted"),
+      expectedValue: tombstone,
+      reason: "pressed again",
+    });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({
+      mode: "unchanged",
+      deletedCount: 0,
+      tombstonedCount: 0,
+      reservedCount: 5,
+    });
+    expect(again.body.nodes.map((node) => node.outcome)).toEqual(Array(5).fill("reserved"));
+    expect(again.body.summary).toContain("already reserved by an earlier force-release until");
+    expect(again.body.reservedUntil).toBeLessThanOrEqual(again.body.serverTime + pttlBefore);
+    expect(await valuesOf(key("lifted"))).toEqual(Array(5).fill(tombstone));
+    expect(await fixture.nodes[0]!.pttl(key("lifted"))).toBeLessThanOrEqual(pttlBefore);
+
     const second = await forceReleaseOf({
       resource: key("lifted"),
       expectedValue: tombstone,
+      disposal: "delete-now",
       reason: "cannot wait for the holder",
     });
     expect(second.body).toMatchObject({ mode: "deleted", holderState: "alive", deletedCount: 5 });
+    expect(second.body.overlapPossibleUntil).toBeGreaterThan(second.body.serverTime);
     expect(await valuesOf(key("lifted"))).toEqual(Array(5).fill(null));
     const entry = (await fixture.tc.ctx.audit.read(50)).entries.find(
       (found) => found.id === second.body.auditId,
     );
     expect(entry!.detail).toContain(`lifts the tombstone of ${first.body.auditId}`);
+    expect(entry!.detail).toContain("explicit delete-now");
+    expect(entry!.detail).toContain(
+      `may make two holders until ${new Date(second.body.overlapPossibleUntil!).toISOString().slice(0, 16)}`,
+    );
   });
 
   it("tombstones an unresponsive holder's lock too", async () => {
@@ -227,6 +264,13 @@ describe("force-release by the holder's liveness", () => {
     });
     expect(now.body).toMatchObject({ mode: "deleted", holderState: "unknown", deletedCount: 5 });
     expect(await valuesOf(key("now"))).toEqual(Array(5).fill(null));
+    // release-now is the explicit delete-now: audited as such, with until when it may overlap.
+    expect(now.body.summary).toContain("may make two holders until");
+    const deleted = (await fixture.tc.ctx.audit.read(50)).entries.find(
+      (found) => found.id === now.body.auditId,
+    );
+    expect(deleted!.detail).toContain("explicit delete-now");
+    expect(deleted!.detail).toContain("may make two holders until");
   });
 
   it("bounds a tombstone over a value without TTL to one session window", async () => {
@@ -242,12 +286,28 @@ describe("force-release by the holder's liveness", () => {
     expect(pttl).toBeLessThanOrEqual(60_000);
   });
 
-  it("deletes a Redisson hash lock, never tombstones it, without asking about sessions", async () => {
+  // Issue 39: a Redisson hash cannot hold a string tombstone, so it is deleted only knowingly.
+  it("refuses (409) a Redisson hash lock without delete-now, changing nothing; deletes it with it", async () => {
     for (const node of fixture.nodes) await node.hset(key("redisson"), "uuid-2:7", "1");
     await Promise.all(fixture.nodes.map((node) => node.pexpire(key("redisson"), 30_000)));
+    const refused = await call<ErrorBody>(forceRelease.POST, "/api/locks/force-release", {
+      body: { resource: key("redisson"), expectedValue: "uuid-2:7", reason: "jvm gone" },
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe("hash_lock_needs_delete_now");
+    expect(await Promise.all(fixture.nodes.map((node) => node.exists(key("redisson"))))).toEqual(
+      Array(5).fill(1),
+    );
+    const anyValue = await call<ErrorBody>(forceRelease.POST, "/api/locks/force-release", {
+      body: { resource: key("redisson"), force: true, reason: "jvm gone" },
+    });
+    expect(anyValue.status).toBe(409);
+    expect(anyValue.body.error.code).toBe("hash_lock_needs_delete_now");
+    expect(await fixture.nodes[0]!.hget(key("redisson"), "uuid-2:7")).toBe("1");
     const response = await forceReleaseOf({
       resource: key("redisson"),
       expectedValue: "uuid-2:7",
+      disposal: "delete-now",
       reason: "jvm gone",
     });
     expect(response.body).toMatchObject({
@@ -255,24 +315,128 @@ describe("force-release by the holder's liveness", () => {
       holderState: "unknown",
       deletedCount: 5,
     });
+    expect(response.body.overlapPossibleUntil).toBeGreaterThan(response.body.serverTime + 25_000);
     expect(await fixture.nodes[0]!.exists(key("redisson"))).toBe(0);
   });
 
-  it("with force: true deletes any value, reads no liveness, and still notifies the holder's session", async () => {
+  it("answers absent, never deleted, when no node holds the value", async () => {
+    const response = await forceReleaseOf({
+      resource: key("never-held"),
+      expectedValue: "9".repeat(40),
+      noSession: "release-now",
+      reason: "nothing there",
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      mode: "absent",
+      deletedCount: 0,
+      tombstonedCount: 0,
+      majority: false,
+      reservedUntil: null,
+    });
+  });
+
+  it("tombstones a value that stands on a minority only and says so: majority false", async () => {
     const session = await openSession();
     await session.heartbeat(200);
-    await setEverywhere(key("forced-any"), session.value());
+    const value = session.value(30_000);
+    await Promise.all(
+      fixture.nodes.slice(0, 2).map((node) => node.set(key("minority"), value, "PX", 30_000)),
+    );
     const notices = await listen(session.id);
+    try {
+      const response = await forceReleaseOf({
+        resource: key("minority"),
+        expectedValue: value,
+        reason: "after a restart",
+      });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({
+        mode: "tombstoned",
+        tombstonedCount: 2,
+        majority: false,
+        reservedUntil: null,
+      });
+      expect(response.body.summary).toContain("stood on 2 node(s) only");
+      await expect.poll(() => notices.messages).toHaveLength(1);
+    } finally {
+      notices.stop();
+    }
+  });
+
+  // Issue 39: force: true (no value known) tombstones too, each node's from what it holds.
+  it("with force: true tombstones each node's value from what that node holds, reads no liveness, and notifies every session found", async () => {
+    const session = await openSession();
+    await session.heartbeat(200);
+    const other = await openSession();
+    await other.heartbeat(200);
+    const mine = session.value(30_000);
+    const theirs = other.value(30_000);
+    const bare = "7".repeat(40);
+    const foreign = "redsync-style-value";
+    const held = [mine, mine, theirs, bare, foreign];
+    await Promise.all(
+      fixture.nodes.map((node, index) => node.set(key("forced-any"), held[index]!, "PX", 30_000)),
+    );
+    await fixture.tc.sync();
+    const notices = await listen(session.id);
+    const otherNotices = await listen(other.id);
     try {
       const response = await forceReleaseOf({
         resource: key("forced-any"),
         force: true,
         reason: "split brain cleanup",
       });
-      expect(response.body).toMatchObject({ mode: "deleted", holderState: null, deletedCount: 5 });
-      await expect.poll(() => notices.messages).toHaveLength(1);
+      expect(response.body).toMatchObject({
+        mode: "tombstoned",
+        holderState: null,
+        deletedCount: 0,
+        tombstonedCount: 5,
+      });
+      const { auditId } = response.body;
+      const stored = await valuesOf(key("forced-any"));
+      const tokens = stored.map((value) => value!.slice(4, 44));
+      expect(tokens).toEqual([
+        mine.slice(4, 44),
+        mine.slice(4, 44),
+        theirs.slice(4, 44),
+        bare,
+        createHash("sha1").update(foreign).digest("hex"),
+      ]);
+      // Each tombstone is what the console's encoder writes for that node's value.
+      stored.forEach((tombstone, index) => {
+        const fields = JSON.parse(tombstone!.slice(45)) as { at: number };
+        const session = sessionOfValue(held[index]!);
+        expect(tombstone).toBe(
+          encodeTombstone(held[index]!, {
+            auditId,
+            by: "break-glass (token)",
+            reason: "split brain cleanup",
+            at: fields.at,
+            ...(session === null ? {} : { session }),
+          }),
+        );
+      });
+      for (const node of fixture.nodes) {
+        expect(await node.pttl(key("forced-any"))).toBeGreaterThan(25_000);
+        expect(await node.pttl(key("forced-any"))).toBeLessThanOrEqual(30_000 + 302);
+      }
+      await expect
+        .poll(() => notices.messages)
+        .toEqual([{ kind: "force-release", resource: key("forced-any"), auditId }]);
+      await expect.poll(() => otherNotices.messages).toHaveLength(1);
+      // A second force: true leaves each tombstone as it is.
+      const again = await forceReleaseOf({
+        resource: key("forced-any"),
+        force: true,
+        reason: "pressed again",
+      });
+      expect(again.body).toMatchObject({ mode: "unchanged", reservedCount: 5, tombstonedCount: 0 });
+      expect(again.body.summary).toContain("already reserved by an earlier force-release until");
+      expect(await valuesOf(key("forced-any"))).toEqual(stored);
     } finally {
       notices.stop();
+      otherNotices.stop();
     }
   });
 });

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readLiveness, readSessions } from "@/lib/server/sessions/read-session";
-import { usePrivateMasters } from "../masters";
+import { Redis } from "ioredis";
+import { sleep, usePrivateMasters } from "../masters";
 import { FakeHolderSession } from "./fixtures/holder-session";
 import { startTestConsole, type TestConsole } from "./helpers";
 
@@ -66,6 +67,45 @@ describe("reading a holder session on the nodes", () => {
     await expect.poll(async () => (await liveness(session.id)).state).toBe("unresponsive");
     const again = await readSessions(tc.ctx.registry.nodes, [session.id], 1_000);
     expect(again[0]!.every((reading) => reading.clientConnected === false)).toBe(true);
+  });
+
+  it("reads `timeout` fresh for a decision: a run-time change restarts since when it has been 0 at once", async () => {
+    const session = await open();
+    await session.heartbeat();
+    const read = async () =>
+      (await readSessions(tc.ctx.registry.nodes, [session.id], 1_000))[0]![0]!;
+    const before = await read();
+    expect(before.timeoutZeroForMs).toBeGreaterThan(0);
+    expect(before.keyServerForMs).toBeGreaterThan(0);
+    const server = new Redis(masters.masters().urls[0]!);
+    try {
+      await server.config("SET", "timeout", "300");
+      // No wait for the periodic read: the decision's own read sees it.
+      expect((await read()).timeoutZeroForMs).toBeNull();
+      await server.config("SET", "timeout", "0");
+      const after = await read();
+      expect(after.timeoutZeroForMs).not.toBeNull();
+      expect(after.timeoutZeroForMs!).toBeLessThan(before.timeoutZeroForMs!);
+    } finally {
+      await server.config("SET", "timeout", "0");
+      server.disconnect();
+    }
+  });
+
+  it("restarts since when the server served the key when the console's connection drops", async () => {
+    const session = await open();
+    await session.heartbeat();
+    const read = async () =>
+      (await readSessions(tc.ctx.registry.nodes, [session.id], 1_000))[0]![0]!;
+    await sleep(300);
+    const before = await read();
+    expect(before.keyServerForMs).toBeGreaterThanOrEqual(300);
+    const node = tc.ctx.registry.nodes[0]!;
+    node.client.disconnect(true);
+    await new Promise((resolve) => node.client.once("ready", resolve));
+    const after = await read();
+    expect(after.keyServerForMs!).toBeLessThan(before.keyServerForMs!);
+    expect(after.timeoutZeroForMs ?? 0).toBeLessThan(before.timeoutZeroForMs!);
   });
 
   it("reads a late heartbeat whose connections are open as unresponsive", async () => {

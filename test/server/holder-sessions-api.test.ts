@@ -123,7 +123,9 @@ describe("POST /api/sessions/{id}/release", () => {
     ["no reason", "1".repeat(32), {}],
     ["a short reason", "1".repeat(32), { reason: "x" }],
     ["preview as a string", "1".repeat(32), { reason: "wedged", preview: "yes" }],
-    ["an unknown field", "1".repeat(32), { reason: "wedged", force: true }],
+    ["an unknown field", "1".repeat(32), { reason: "wedged", forceAll: true }],
+    ["force as a string", "1".repeat(32), { reason: "wedged", force: "yes" }],
+    ["a deadline under a second", "1".repeat(32), { reason: "wedged", deadlineMs: 500 }],
     ["an array", "1".repeat(32), []],
     ["a bad session id", "not-a-session", { reason: "wedged" }],
   ])("answers 400 with the error shape to %s", async (_name, id, body) => {
@@ -133,7 +135,9 @@ describe("POST /api/sessions/{id}/release", () => {
     expect(typeof response.body.error.message).toBe("string");
   });
 
-  it("previews, then releases every lock of the session in one audited action, and notifies it", async () => {
+  // Issue 39: an alive session is asked first (session-release-asks.test.ts); forcing its locks at
+  // once is the operator's explicit choice, `force: true`, which this test makes.
+  it("previews, then force-releases every lock of the session in one audited action, and notifies it", async () => {
     const session = await openSession();
     await session.heartbeat(200);
     const values = [session.value(), session.value(), session.value()];
@@ -144,10 +148,12 @@ describe("POST /api/sessions/{id}/release", () => {
     const preview = await release(session.id, { reason: "wedged worker", preview: true });
     expect(preview.status).toBe(200);
     expect(preview.body).toMatchObject({ preview: true, auditId: null, holderState: "alive" });
-    expect(preview.body.locks.map((lock) => [lock.resource, lock.mode]).sort()).toEqual([
-      [key("mine-0"), "tombstoned"],
-      [key("mine-1"), "tombstoned"],
-      [key("mine-2"), "tombstoned"],
+    expect(
+      preview.body.locks.map((lock) => [lock.resource, lock.action, lock.mode]).sort(),
+    ).toEqual([
+      [key("mine-0"), "ask", "tombstoned"],
+      [key("mine-1"), "ask", "tombstoned"],
+      [key("mine-2"), "ask", "tombstoned"],
     ]);
     expect(await valuesOf(key("mine-0"))).toEqual(Array(5).fill(values[0]));
 
@@ -158,7 +164,7 @@ describe("POST /api/sessions/{id}/release", () => {
     );
     await subscriber.subscribe(`redlock:notice:{${session.id}}`);
     try {
-      const released = await release(session.id, { reason: "wedged worker" });
+      const released = await release(session.id, { reason: "wedged worker", force: true });
       expect(released.status).toBe(200);
       expect(released.body).toMatchObject({ preview: false, holderState: "alive", remaining: 0 });
       expect(released.body.locks.map((lock) => lock.outcome)).toEqual(Array(3).fill("released"));
@@ -203,7 +209,7 @@ describe("POST /api/sessions/{id}/release", () => {
     // release tries it, and the check on the nodes leaves it alone.
     await fixture.nodes[0]!.set(key("raced"), "b".repeat(40), "PX", 60_000);
     await fixture.tc.sync();
-    const released = await release(session.id, { reason: "wedged worker" });
+    const released = await release(session.id, { reason: "wedged worker", force: true });
     expect(released.body.locks).toHaveLength(1);
     expect(released.body.locks[0]).toMatchObject({ outcome: "value_changed", tombstonedCount: 0 });
     expect(await valuesOf(key("raced"))).toEqual([

@@ -37,8 +37,7 @@ beforeAll(async () => {
   nodes = connect(masters.masters().urls);
   redlock = new Redlock(nodes, { retryCount: 0, session: false });
   tc = startTestConsole(masters.masters().urls, { scanMaxKeys: 100, resyncIntervalMs: 2_000 });
-  await tc.sync();
-  await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+  await tc.historyWhole();
 });
 
 afterAll(async () => {

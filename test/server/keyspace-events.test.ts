@@ -83,7 +83,11 @@ describe("POST /api/nodes/{id}/keyspace-events", () => {
       timeout: 10_000,
     });
     const [entry] = (await tc.ctx.audit.read(10)).entries;
-    expect(entry).toMatchObject({ action: "keyspace-events", outcome: "success", actor: "token" });
+    expect(entry).toMatchObject({
+      action: "keyspace-events",
+      outcome: "success",
+      actor: "break-glass (token)",
+    });
     // Watched: a new lock shows by its notification.
     const resource = `${tc.prefix}after`;
     await admin.set(resource, "7".repeat(40), "PX", 30_000);

@@ -1,16 +1,18 @@
 /**
  * The liveness rule of docs/holder-sessions.md as a table of cases (no Redis): five nodes, a 1 s
- * heartbeat (LATE_AFTER 3 s, SESSION_WINDOW 60 s), servers that never close idle clients
- * (`timeout 0`) unless a case says otherwise. Every doubt must read as "unresponsive", never as
- * "gone".
+ * heartbeat (LATE_AFTER 3 s, SESSION_WINDOW 60 s), servers seen with `timeout 0` and serving the
+ * session key for an hour before each read unless a case says otherwise. Every doubt must read as
+ * "unresponsive", never as "gone".
  */
 import { describe, expect, it } from "vitest";
-import { deriveLiveness, type SessionReading } from "@/lib/server/sessions/liveness";
+import { deriveLiveness, nextSince, type SessionReading } from "@/lib/server/sessions/liveness";
 
 const ID = "0123456789abcdef0123456789abcdef";
 const NOW = 1_700_000_000_000;
 const WINDOW_MS = 60_000;
 const UP_LONG = 3_600;
+/** Observed `timeout 0` and the same server for the key this long before the read. */
+const WATCHED_LONG_MS = 3_600_000;
 const heartbeat = (fields: Record<string, unknown> = {}) =>
   JSON.stringify({
     v: 1,
@@ -25,7 +27,8 @@ const heartbeat = (fields: Record<string, unknown> = {}) =>
 const seen = (ageMs: number, more: Partial<SessionReading> = {}): SessionReading => ({
   answered: true,
   uptimeS: UP_LONG,
-  idleTimeoutS: 0,
+  timeoutZeroForMs: WATCHED_LONG_MS,
+  keyServerForMs: WATCHED_LONG_MS,
   sessionValue: heartbeat(),
   pttlMs: WINDOW_MS - ageMs,
   clientConnected: true,
@@ -37,7 +40,8 @@ const lateClosed = seen(10_000, { clientConnected: false });
 const missing: SessionReading = {
   answered: true,
   uptimeS: UP_LONG,
-  idleTimeoutS: 0,
+  timeoutZeroForMs: WATCHED_LONG_MS,
+  keyServerForMs: WATCHED_LONG_MS,
   sessionValue: null,
   pttlMs: -2,
   clientConnected: null,
@@ -45,7 +49,8 @@ const missing: SessionReading = {
 const silent: SessionReading = {
   answered: false,
   uptimeS: null,
-  idleTimeoutS: null,
+  timeoutZeroForMs: null,
+  keyServerForMs: null,
   sessionValue: null,
   pttlMs: -2,
   clientConnected: null,
@@ -109,7 +114,7 @@ describe("holder-session liveness", () => {
     [
       "late and closed on a majority, but those servers close idle clients (timeout 1): a paused holder's connection closes too",
       [
-        ...times(3, seen(10_000, { clientConnected: false, idleTimeoutS: 1 })),
+        ...times(3, seen(10_000, { clientConnected: false, timeoutZeroForMs: null })),
         ...times(2, lateOpen),
       ],
       "unresponsive",
@@ -117,7 +122,7 @@ describe("holder-session liveness", () => {
     [
       "late and closed everywhere, idle timeout 300 s on three",
       [
-        ...times(3, seen(10_000, { clientConnected: false, idleTimeoutS: 300 })),
+        ...times(3, seen(10_000, { clientConnected: false, timeoutZeroForMs: null })),
         ...times(2, lateClosed),
       ],
       "unresponsive",
@@ -125,7 +130,7 @@ describe("holder-session liveness", () => {
     [
       "late and closed everywhere, the idle timeout unknown on three (CONFIG refused or renamed)",
       [
-        ...times(3, seen(10_000, { clientConnected: false, idleTimeoutS: null })),
+        ...times(3, seen(10_000, { clientConnected: false, timeoutZeroForMs: null })),
         ...times(2, lateClosed),
       ],
       "unresponsive",
@@ -133,8 +138,75 @@ describe("holder-session liveness", () => {
     [
       "late and closed everywhere, an idle timeout on two: a majority still proves it",
       [
-        ...times(2, seen(10_000, { clientConnected: false, idleTimeoutS: 1 })),
+        ...times(2, seen(10_000, { clientConnected: false, timeoutZeroForMs: null })),
         ...times(3, lateClosed),
+      ],
+      "gone",
+    ],
+    // Issue 39: one fresh heartbeat anywhere rules "gone" out (a holder behind proxies to three
+    // masters that restart keeps heartbeating on the other two).
+    [
+      "late and closed on three, fresh on two: the holder runs, cut off from three",
+      [...times(3, lateClosed), ...times(2, fresh)],
+      "unresponsive",
+    ],
+    ["late and closed on four, fresh on one", [...times(4, lateClosed), fresh], "unresponsive"],
+    [
+      "late and closed on three, one fresh heartbeat on a node whose connection is closed too",
+      [...times(3, lateClosed), seen(200, { clientConnected: false }), silent],
+      "unresponsive",
+    ],
+    // Issue 39: `timeout` must have been 0 all along since the heartbeat was written.
+    [
+      "timeout seen 0 only for the last 9 s of a 10 s old heartbeat on three (it was non-zero before)",
+      [
+        ...times(3, seen(10_000, { clientConnected: false, timeoutZeroForMs: 9_000 })),
+        ...times(2, lateClosed),
+      ],
+      "unresponsive",
+    ],
+    [
+      "timeout seen 0 since exactly when the heartbeat was written",
+      [
+        ...times(3, seen(10_000, { clientConnected: false, timeoutZeroForMs: 10_000 })),
+        ...times(2, lateOpen),
+      ],
+      "gone",
+    ],
+    // Issue 39: a failover of the session key's shard since the heartbeat proves nothing: the
+    // replicated heartbeat names a connection of the old primary.
+    [
+      "the primary serving the key changed 2 s ago on three, the heartbeat is 10 s old",
+      [
+        ...times(3, seen(10_000, { clientConnected: false, keyServerForMs: 2_000 })),
+        ...times(2, lateClosed),
+      ],
+      "unresponsive",
+    ],
+    [
+      "single nodes whose console connection came back 2 s ago (a restart may have come between)",
+      [
+        ...times(
+          3,
+          seen(10_000, { clientConnected: false, keyServerForMs: 2_000, timeoutZeroForMs: 2_000 }),
+        ),
+        ...times(2, lateClosed),
+      ],
+      "unresponsive",
+    ],
+    [
+      "which primary serves the key is unknown on three",
+      [
+        ...times(3, seen(10_000, { clientConnected: false, keyServerForMs: null })),
+        ...times(2, lateClosed),
+      ],
+      "unresponsive",
+    ],
+    [
+      "the same primary since before the heartbeat (11 s for a 10 s old one)",
+      [
+        ...times(3, seen(10_000, { clientConnected: false, keyServerForMs: 11_000 })),
+        ...times(2, lateOpen),
       ],
       "gone",
     ],
@@ -165,6 +237,15 @@ describe("holder-session liveness", () => {
     ],
   ])("%s: %s", (_name, readings, state) => {
     expect(deriveLiveness(ID, readings, NOW).state).toBe(state);
+  });
+
+  it.each<[string, number | null, boolean, number | null]>([
+    ["starts holding", null, true, NOW],
+    ["keeps holding: the first time stays", NOW - 5_000, true, NOW - 5_000],
+    ["stops holding (a non-zero timeout, a failed read)", NOW - 5_000, false, null],
+    ["does not hold, still", null, false, null],
+  ])("since when a condition held, after one more read: %s", (_name, since, holds, after) => {
+    expect(nextSince(since, holds, NOW)).toBe(after);
   });
 
   it("is unknown without a session id, whatever the nodes say", () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { LockRow } from "@/lib/api";
 import { compileGlob, globMatch } from "@/lib/server/locks/read/glob";
 import { BTree } from "@/lib/server/locks/rows/btree";
-import { pageOf, type RowSource } from "@/lib/server/locks/rows/page";
+import { pageOf, type RowSource } from "@/lib/server/locks/pages/page";
 
 /** Reference matcher through a RegExp: fine for the short inputs of the comparison below. */
 function referenceMatch(glob: string, text: string): boolean {
@@ -111,7 +111,7 @@ function rowSource(resources: readonly string[]): RowSource {
     sweep: () => {},
     unreachableNodes: () => [],
     truncated: false,
-    listing: () => ({ complete: true, nodes: [] }),
+    listing: () => ({ complete: true, nodes: [], skippedShapes: null }),
   };
 }
 

@@ -3,7 +3,7 @@
  * after any sequence of changes, at any clock reading, they equal a walk of every row.
  */
 import { describe, expect, it } from "vitest";
-import type { IndexedState } from "@/lib/server/locks/watch/node-store";
+import type { IndexedState } from "@/lib/server/locks/watch/store/node-store";
 import {
   factsOf,
   FiguresTally,

@@ -177,7 +177,7 @@ describe("POST /api/locks/revoke: asking the holder", () => {
       for (const node of fixture.nodes) {
         expect(JSON.parse((await node.get(markerKey))!)).toEqual({
           auditId,
-          by: "token",
+          by: "break-glass (token)",
           reason: "deploy freeze",
           at: expect.any(Number),
           deadlineAt,
@@ -222,15 +222,22 @@ describe("POST /api/locks/revoke: asking the holder", () => {
     );
     await vi.waitFor(
       async () => {
-        const followUp = (await auditEntries()).find((found) =>
-          found.detail.startsWith(`follow-up of ${response.body.auditId}`),
+        // Issue 39: the follow-up is found and read by its fields; detail stays the human sentence.
+        const followUp = (await auditEntries()).find(
+          (found) => found.followUpOf === response.body.auditId,
         );
-        expect(followUp).toMatchObject({ action: "revoke", outcome: "success", value });
-        const elapsedMs = Number(
-          /released by the holder after (\d+) ms/.exec(followUp!.detail)![1],
-        );
+        expect(followUp).toMatchObject({
+          action: "revoke",
+          outcome: "success",
+          value,
+          holderDid: "released",
+        });
+        const elapsedMs = followUp!.releasedAfterMs!;
         expect(elapsedMs).toBeGreaterThanOrEqual(300);
         expect(elapsedMs).toBeLessThan(5_000);
+        expect(followUp!.detail).toBe(
+          `follow-up of ${response.body.auditId}: released by the holder after ${elapsedMs} ms`,
+        );
       },
       { timeout: 5_000, interval: 100 },
     );
@@ -248,10 +255,15 @@ describe("POST /api/locks/revoke: asking the holder", () => {
     expect(response.status).toBe(202);
     await vi.waitFor(
       async () => {
-        const followUp = (await auditEntries()).find((found) =>
-          found.detail.startsWith(`follow-up of ${response.body.auditId}`),
+        const followUp = (await auditEntries()).find(
+          (found) => found.followUpOf === response.body.auditId,
         );
-        expect(followUp).toMatchObject({ action: "revoke", outcome: "failure" });
+        expect(followUp).toMatchObject({
+          action: "revoke",
+          outcome: "failure",
+          holderDid: "did-not-release",
+          releasedAfterMs: null,
+        });
         expect(followUp!.detail).toContain("holder did not release before the deadline");
         expect(followUp!.detail).toContain("still held on 5 node(s)");
       },

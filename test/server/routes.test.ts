@@ -94,7 +94,7 @@ describe("acquire, extend, release", () => {
     expect(await valuesOf(key("job"))).toEqual(Array(5).fill(lock.value));
   });
 
-  it("extends a held lock by value (200) and refuses a wrong value (409)", async () => {
+  it("extends a held lock by value (200), refuses a foreign value and a released lock (409)", async () => {
     const acquired = await call<LockGrantResponse>(locks.POST, "/api/locks", {
       body: { resources: [key("ext")], ttlMs: 2_000 },
     });
@@ -105,11 +105,18 @@ describe("acquire, extend, release", () => {
     expect(extended.status).toBe(200);
     expect(extended.body.lock.validityMs).toBeGreaterThan(50_000);
     expect(await nodes[0]!.pttl(key("ext"))).toBeGreaterThan(50_000);
+    // Issue 39: a value the console did not acquire is refused before any node is asked.
     const wrong = await call<ErrorBody>(extend.POST, "/api/locks/extend", {
       body: { resources: [key("ext")], value: "0".repeat(40), ttlMs: 60_000 },
     });
     expect(wrong.status).toBe(409);
-    expect(wrong.body.error.code).toBe("lock_not_held");
+    expect(wrong.body.error.code).toBe("not_console_lock");
+    await call(release.POST, "/api/locks/release", { body: { resources: [key("ext")], value } });
+    const gone = await call<ErrorBody>(extend.POST, "/api/locks/extend", {
+      body: { resources: [key("ext")], value, ttlMs: 60_000 },
+    });
+    expect(gone.status).toBe(409);
+    expect(gone.body.error.code).toBe("lock_not_held");
   });
 
   it("releases by value on every node, and answers 200 with releasedCount 0 when already gone", async () => {
@@ -170,29 +177,39 @@ describe("force-release", () => {
     expect(await valuesOf(key("race"))).toEqual(["3", "3", "2", "2", "2"].map((c) => c.repeat(40)));
   });
 
-  it("deletes any value only when asked with force: true", async () => {
+  // Issue 39: force: true tombstones whatever each node holds (it used to delete it at once);
+  // deleting it is the explicit delete-now.
+  it("tombstones any value with force: true, and deletes it only with delete-now", async () => {
     await Promise.all(
       nodes.map((node, index) => node.set(key("mixed"), String(index).repeat(40), "PX", 60_000)),
     );
-    const response = await call<ForceReleaseResponse>(
-      forceRelease.POST,
-      "/api/locks/force-release",
-      {
-        body: { resource: key("mixed"), force: true, reason: "split brain cleanup" },
-      },
-    );
+    const forceOf = (disposal?: "delete-now") =>
+      call<ForceReleaseResponse>(forceRelease.POST, "/api/locks/force-release", {
+        body: { resource: key("mixed"), force: true, reason: "split brain cleanup", disposal },
+      });
+    const response = await forceOf();
     expect(response.status).toBe(200);
-    expect(response.body.deletedCount).toBe(5);
+    expect(response.body).toMatchObject({ mode: "tombstoned", tombstonedCount: 5 });
+    expect((await valuesOf(key("mixed"))).map((value) => value!.slice(0, 45))).toEqual(
+      nodes.map((_, index) => `rlx:${String(index).repeat(40)}:`),
+    );
+    const deleted = await forceOf("delete-now");
+    expect(deleted.body).toMatchObject({ mode: "deleted", deletedCount: 5 });
     expect(await valuesOf(key("mixed"))).toEqual(Array(5).fill(null));
   });
 
-  it("force-releases a Redisson hash lock by its holder field", async () => {
+  it("force-releases a Redisson hash lock by its holder field with delete-now", async () => {
     for (const node of nodes) await node.hset(key("redisson"), "uuid-1:9", "1");
     const response = await call<ForceReleaseResponse>(
       forceRelease.POST,
       "/api/locks/force-release",
       {
-        body: { resource: key("redisson"), expectedValue: "uuid-1:9", reason: "jvm gone" },
+        body: {
+          resource: key("redisson"),
+          expectedValue: "uuid-1:9",
+          disposal: "delete-now",
+          reason: "jvm gone",
+        },
       },
     );
     expect(response.body.deletedCount).toBe(5);
@@ -225,11 +242,14 @@ describe("latency, audit and metrics", () => {
       "success",
       "success",
       "success",
+      "success",
     ]);
     expect(forced.find((entry) => entry.reason === "stale view")?.detail).toContain(
       "value_changed",
     );
-    expect(mine.every((entry) => entry.nodes.length === 5 && entry.actor === "token")).toBe(true);
+    expect(
+      mine.every((entry) => entry.nodes.length === 5 && entry.actor === "break-glass (token)"),
+    ).toBe(true);
     const times = mine.map((entry) => entry.at);
     expect(times).toEqual([...times].sort((a, b) => b - a));
   });

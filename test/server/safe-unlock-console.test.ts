@@ -10,6 +10,8 @@
  *   the audit id within 100 ms of the console's answer, and a contender retrying every 10 ms gets
  *   the lock only after the holder's routine settled (ROUNDS rounds per kind; the figures are
  *   printed at the end of the file);
+ * - force: true (no value known) on a live using() holder: tombstoned, not deleted; a contender
+ *   never works while the holder's routine runs (issue 39);
  * - a holder that ignores its signal keeps nobody out past the replaced value's validity, and its
  *   value never comes back (no extension);
  * - a notice lost (the console's PUBLISH suppressed) is caught by the holder's next extension;
@@ -46,8 +48,9 @@ import Redlock, {
 } from "@redlock-console/redlock";
 import type { ClientKind } from "../lock-clients";
 import { sleep } from "../masters";
-import { subscribedEverywhere } from "../redlock/fixtures/console-marks";
+import { untilSubscribedEverywhere } from "../redlock/fixtures/console-marks";
 import { useLockNodes, type Topology } from "../redlock/fixtures/lock-nodes";
+import { overlapsIn, type Interval } from "./fixtures/using-holder-process";
 import { call, consoleUrlsOf, startTestConsole, type TestConsole } from "./helpers";
 
 /** Set by the dropped-notice test: the console's PUBLISH of notices goes nowhere. */
@@ -185,9 +188,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       });
       running.catch(() => undefined);
       await held;
-      await vi.waitFor(async () =>
-        expect(await subscribedEverywhere(nodes().servers, redlock.session!.id)).toBe(true),
-      );
+      await untilSubscribedEverywhere(nodes().servers, redlock.session!.id);
       const value = (await values(resource)).find((found) => found !== null)!;
       return { running, signal: signal!, value };
     }
@@ -229,7 +230,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
             expect(signal.error).toMatchObject({
               resource,
               auditId: response.body.auditId,
-              by: "token",
+              by: "break-glass (token)",
               reason: "stuck report job",
             });
             await running;
@@ -247,12 +248,64 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
           }
         });
 
+        // Issue 39: `force: true` (a script that does not know the value) tombstones too; it used
+        // to delete at once, and a contender acquired 37-60 ms later while the routine still ran.
+        it("force: true on a live using() holder: a contender retrying every 10 ms never acquires while its routine runs (an independent journal), and the holder's signal aborts", async () => {
+          const resource = resourceNamed("forced-any");
+          const holder = await instance(kind);
+          const contender = await instance(kind);
+          const journal: Interval[] = [];
+          const { running, signal } = await hold(holder, resource, LONG_TTL_MS, async (signal) => {
+            const startMs = performance.now();
+            await untilAborted(signal);
+            await sleep(WIND_DOWN_MS);
+            journal.push({ who: "holder", startMs, endMs: performance.now() });
+          });
+          const aborted = abortedAt(signal);
+          const contending = (async () => {
+            const lock = await contender.acquire([resource], 10_000, {
+              retryCount: -1,
+              retryDelay: 10,
+              retryJitter: 0,
+              signal: AbortSignal.timeout(20_000),
+            });
+            const startMs = performance.now();
+            await sleep(50);
+            journal.push({ who: "contender", startMs, endMs: performance.now() });
+            await lock.release();
+          })();
+          const response = await call<ForceReleaseResponse & ErrorBody>(
+            forceRelease.POST,
+            "/api/locks/force-release",
+            { body: { resource, force: true, reason: "script cleanup" } },
+          );
+          const answeredAt = performance.now();
+          expect(response.status).toBe(200);
+          expect(response.body).toMatchObject({
+            mode: "tombstoned",
+            holderState: null,
+            deletedCount: 0,
+            tombstonedCount: readers().length,
+            majority: true,
+          });
+          expect((await aborted) - answeredAt).toBeLessThanOrEqual(100);
+          expect(signal.error).toBeInstanceOf(LockForceReleasedError);
+          expect(signal.error).toMatchObject({ resource, auditId: response.body.auditId });
+          await running;
+          await contending;
+          expect(journal.map((entry) => entry.who).sort()).toEqual(["contender", "holder"]);
+          expect(overlapsIn(journal)).toEqual([]);
+        });
+
         it("a holder that ignores its signal keeps nobody out past the replaced value's validity, and gets no extension", async () => {
           const resource = resourceNamed("ignored");
           const holder = await instance(kind);
           let settled = false;
+          // Ignores its signal: works on until the contender holds the lock (a barrier).
+          let contenderHolds = () => undefined as void;
+          const barrier = new Promise<void>((resolve) => (contenderHolds = resolve));
           const { running, signal, value } = await hold(holder, resource, 2_000, async () => {
-            await sleep(3_000); // ignores its signal
+            await barrier;
             settled = true;
           });
           const readAt = performance.now();
@@ -277,6 +330,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
           expect(signal.error).toBeInstanceOf(LockForceReleasedError);
           const granted = await holding(resource, next);
           expect(granted).toBeGreaterThanOrEqual(quorum());
+          contenderHolds();
           await running; // its release at the end leaves the next holder's lock alone
           expect(await holding(resource, next)).toBe(granted);
           expect(await holding(resource, value)).toBe(0);
@@ -400,11 +454,12 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
             held.push(await hold(holder, resource, SHORT_TTL_MS, untilAborted));
           const sessionId = holder.session!.id;
           await tc.sync();
+          // Issue 39: an alive session is asked first; forcing at once is the explicit `force`.
           const releaseOf = (preview: boolean) =>
             call<HolderSessionReleaseResponse & ErrorBody>(
               releaseSession.POST,
               `/api/sessions/${sessionId}/release`,
-              { body: { reason: "wedged worker", preview } },
+              { body: { reason: "wedged worker", preview, force: true } },
             );
           const preview = await releaseOf(true);
           expect(preview.status).toBe(200);

@@ -12,7 +12,8 @@
  *   open); SIGCONT → every read begun LATE_AFTER + SLACK_MS later says "alive" (the overdue
  *   heartbeat goes out at once);
  * - SIGKILL → every read begun LATE_AFTER + SLACK_MS later says "gone" (its connections closed with
- *   it), and a force-release then deletes at once: a contender acquires without waiting;
+ *   it), and a force-release then tombstones the lock (issue 39: gone is a guess): a contender is
+ *   refused until the explicit delete-now, after which it acquires without waiting;
  * - a 3 s busy event loop → "unresponsive" for every read begun LATE_AFTER + SLACK_MS after the
  *   request and answered before the 3 s are up, never "gone"; "alive" again for every read begun
  *   LATE_AFTER + SLACK_MS after the holder said it is idle;
@@ -210,7 +211,9 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
           expect(statesBetween(resumed, resumedAt + BOUND_MS)).toEqual(["alive"]);
         });
 
-        it(`SIGKILL: gone within ${BOUND_MS} ms; a force-release then deletes the lock at once and a contender acquires it without waiting`, async () => {
+        // Issue 39 supersedes "a force-release then deletes at once": gone is a guess, so the lock
+        // is tombstoned until its validity ends; only the explicit delete-now frees it at once.
+        it(`SIGKILL: gone within ${BOUND_MS} ms; a force-release then tombstones the lock (a contender is refused), and only the explicit delete-now lets a contender acquire without waiting`, async () => {
           await untilUpLongerThanTheWindow(nodes().servers.flat());
           const resource = resourceNamed("killed");
           const { child } = await spawnHolder(kind, nodes().specs, resource);
@@ -234,13 +237,31 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
           );
           expect(response.status).toBe(200);
           expect(response.body).toMatchObject({
-            mode: "deleted",
+            mode: "tombstoned",
             holderState: "gone",
-            deletedCount: nodes().readers.length,
-            tombstonedCount: 0,
+            deletedCount: 0,
+            tombstonedCount: nodes().readers.length,
           });
           const contender = new Redlock(await nodes().clients(kind), { retryCount: 0 });
           try {
+            await expect(contender.acquire([resource], 5_000)).rejects.toThrow();
+            const tombstone = (await nodes().readers[0]!.get(resource))!;
+            const deleted = await call<ForceReleaseResponse>(
+              forceRelease.POST,
+              "/api/locks/force-release",
+              {
+                body: {
+                  resource,
+                  expectedValue: tombstone,
+                  disposal: "delete-now",
+                  reason: "worker crashed, accept the overlap",
+                },
+              },
+            );
+            expect(deleted.body).toMatchObject({
+              mode: "deleted",
+              deletedCount: nodes().readers.length,
+            });
             const lock = await contender.acquire([resource], 5_000);
             await lock.release();
           } finally {

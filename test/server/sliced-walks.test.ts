@@ -4,11 +4,11 @@
  * it (no acquisition is invented for a lock held all along), and every hold is known once it ends.
  */
 import { describe, expect, it } from "vitest";
-import type { Transition } from "@/lib/api/timeline";
+import type { Transition } from "@/lib/api";
 import { BTree } from "@/lib/server/locks/rows/btree";
 import type { Reads } from "@/lib/server/locks/rows/live-index";
 import { refoldInSlices } from "@/lib/server/locks/rows/refold";
-import type { IndexedState } from "@/lib/server/locks/watch/node-store";
+import type { IndexedState } from "@/lib/server/locks/watch/store/node-store";
 import { eachKeyInSlices, KeyWalk } from "@/lib/server/locks/rows/key-walk";
 import { Timeline, type IndexView } from "@/lib/server/timeline/timeline";
 import { indexedState } from "./fixtures/indexed-state";

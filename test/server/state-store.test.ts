@@ -109,8 +109,7 @@ describe("row 13: forged entries and a forged as-of in the state store", () => {
     const [stateUrl] = stateStore.masters().urls;
     const options = { stateUrl, resyncIntervalMs: 3_600_000 };
     const first = startTestConsole(masters.masters().urls, options);
-    await first.sync();
-    await vi.waitFor(() => expect(first.ctx.timeline.horizon().completeSince).not.toBeNull());
+    await first.historyWhole();
     const resource = `${first.prefix}stored`;
     const lock = await redlock.acquire([resource], 5_000);
     await sleep(100);
@@ -187,8 +186,7 @@ describe("row 13: a state store that is one of the lock nodes", () => {
     const stateUrl = `redis://127.0.0.1:${port}/0?alias=1`;
     const tc = startTestConsole(masters.masters().urls, { stateUrl, resyncIntervalMs: 3_600_000 });
     try {
-      await tc.sync();
-      await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+      await tc.historyWhole();
       expect(tc.ctx.timeline.horizon().durable).toBe(false);
       const lock = await redlock.acquire([`${tc.prefix}x`], 5_000);
       await lock.release();

@@ -8,7 +8,7 @@ import { lockFormatSchema, type OwnerInfo } from "@/lib/api";
 import { encodeValue } from "@/lib/redlock/value";
 import { ownerOfValue } from "@/lib/server/locks/read/ownership";
 import type { NodeKeyState } from "@/lib/server/locks/read/key-state";
-import { StoredState } from "@/lib/server/locks/watch/indexed-state";
+import { StoredState } from "@/lib/server/locks/watch/store/indexed-state";
 
 const read = (value: string, fields: Partial<NodeKeyState> = {}): NodeKeyState => ({
   value,

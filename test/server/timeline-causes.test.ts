@@ -31,7 +31,8 @@ const node = ({ ageMs = 300, connected = true, uptimeS = 3_600, answered = true 
   ({
     answered,
     uptimeS,
-    idleTimeoutS: 0,
+    timeoutZeroForMs: 3_600_000,
+    keyServerForMs: 3_600_000,
     sessionValue:
       ageMs === null
         ? null
@@ -75,7 +76,7 @@ describe("why a hold that ran out at 96,000 expired, read at 100,000", () => {
       [crashed, crashed, paused],
       "gone",
       88_000,
-      "the holder's session was gone (last heartbeat 8.0 s before, its connections closed): it crashed",
+      "the holder's session was gone (last heartbeat 8.0 s before): its connections closed and it stopped heartbeating: probably crashed",
     ],
     [
       "closed, but on nodes up for 10 s: unresponsive",

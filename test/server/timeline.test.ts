@@ -109,9 +109,8 @@ beforeAll(async () => {
   nodes = connect(masters.masters().urls);
   tc = startTestConsole(masters.masters().urls, { resyncIntervalMs: 3_600_000 });
   redlock = new Redlock(nodes, { retryCount: 0, owner: { service: "tests" } });
-  await tc.sync();
   // History starts once the index is whole (the first tick after the listing).
-  await vi.waitFor(() => expect(tc.ctx.timeline.horizon().completeSince).not.toBeNull());
+  await tc.historyWhole();
 });
 
 afterAll(async () => {
@@ -199,7 +198,7 @@ describe("a lock's transitions", () => {
     expect(forced.status).toBe(200);
     const seen = await waitForKinds(resource, ["acquired", "force-released"]);
     expect(seen[1]).toMatchObject({
-      by: "token",
+      by: "break-glass (token)",
       reason: "stuck job, paged",
       value: lock.value,
       auditId: (forced.body as ForceReleaseResponse).auditId,
@@ -223,10 +222,10 @@ describe("a lock's transitions", () => {
       expect(forced.body).toMatchObject({ mode: "tombstoned", holderState: "alive" });
       const { auditId } = forced.body;
       const seen = await waitForKinds(resource, ["acquired", "force-released", "releasing"]);
-      const actor = { by: "token", reason: "stuck job, paged", auditId };
+      const actor = { by: "break-glass (token)", reason: "stuck job, paged", auditId };
       expect(seen[1]).toMatchObject({ value, ...actor });
       expect(seen[1]!.summary).toBe(
-        `force-released by token: "stuck job, paged" (audit ${auditId})`,
+        `force-released by break-glass (token): "stuck job, paged" (audit ${auditId})`,
       );
       expect(seen[2]).toMatchObject(actor);
       expect(seen[2]!.value).toMatch(/^rlx:[0-9a-f]{40}:/);
@@ -439,8 +438,7 @@ describe("the state store (CONSOLE_STATE_URL)", () => {
       stateUrl,
       resyncIntervalMs: 3_600_000,
     });
-    await first.sync();
-    await vi.waitFor(() => expect(first.ctx.timeline.horizon().completeSince).not.toBeNull());
+    await first.historyWhole();
     const resource = `${first.prefix}stored`;
     const lock = await redlock.acquire([resource], 5_000);
     await sleep(100);

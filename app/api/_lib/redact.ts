@@ -4,10 +4,12 @@ import "server-only";
  * Lock values are tokens, and with `LOCK_MATCH=*` an application's 40-hex or UUID-shaped secret with a
  * TTL reads as a lock, so a public console must not hand them out. The digest (`sha1:` + 12 hex
  * digits of the SHA-1 of the whole value, read-key.ts) still tells values apart and is what
- * force-release accepts as `expectedDigest`. Signed-in callers get the values as they are.
+ * force-release accepts as `expectedDigest`. Operators and admins get the values as they are, and
+ * viewers too when CONSOLE_VIEWER_VALUES says so (auth/policy.ts, readsValues).
  */
 import type {
   AuditResponse,
+  ContentionResponse,
   HolderSessionResponse,
   HolderSessionsResponse,
   LockResponse,
@@ -15,6 +17,7 @@ import type {
   Transition,
 } from "@/lib/api";
 import type { Principal } from "@/lib/server/auth/credentials";
+import { readsValues } from "@/lib/server/auth/policy";
 import { digestOf } from "@/lib/server/locks/read/read-key";
 
 /** The digest in place of a value; null stays null. */
@@ -45,6 +48,10 @@ export const redactTransition = (transition: Transition): Transition => ({
     ...transition.afterExpired,
     value: hidden(transition.afterExpired.value)!,
   },
+  possibleOverlap: transition.possibleOverlap && {
+    ...transition.possibleOverlap,
+    previousValue: hidden(transition.possibleOverlap.previousValue)!,
+  },
 });
 
 export function redactSessions<Body extends HolderSessionsResponse | HolderSessionResponse>(
@@ -64,9 +71,30 @@ export const redactAudit = (body: AuditResponse): AuditResponse => ({
   entries: body.entries.map((entry) => ({ ...entry, value: hidden(entry.value) })),
 });
 
-/** `redact(body)` for anonymous callers, the body as it is for signed-in ones. */
+/** The values a participant holds (what a revoke must name): digests, as on every other route. */
+export const redactContention = (body: ContentionResponse): ContentionResponse => ({
+  ...body,
+  participants: Object.fromEntries(
+    Object.entries(body.participants).map(([id, participant]) => [
+      id,
+      {
+        ...participant,
+        holds: participant.holds.map((hold) => ({ ...hold, value: hidden(hold.value)! })),
+      },
+    ]),
+  ),
+});
+
+/** Whether this reader gets lock values as they are; anonymous readers never do. */
+export const seesValues = (
+  ctx: { readonly config: { readonly viewerValues: boolean } },
+  principal: Principal | null,
+): boolean => principal !== null && readsValues(principal.grants, ctx.config.viewerValues);
+
+/** `redact(body)` for readers without values (anonymous, viewers), the body as it is for the rest. */
 export const forReader = <Body>(
+  ctx: { readonly config: { readonly viewerValues: boolean } },
   principal: Principal | null,
   body: Body,
   redact: (body: Body) => Body,
-) => (principal === null ? redact(body) : body);
+) => (seesValues(ctx, principal) ? body : redact(body));

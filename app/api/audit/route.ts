@@ -9,9 +9,9 @@ export const dynamic = "force-dynamic";
 
 export const GET = route(async (request, ctx) => {
   const principal = await ctx.guard.requireRead(request);
-  const { limit } = readQuery(request, auditQuerySchema);
-  const body = { serverTime: Date.now(), ...(await ctx.audit.read(limit)) };
-  return jsonResponse(forReader(principal, body, redactAudit));
+  const { limit, ...filter } = readQuery(request, auditQuerySchema);
+  const body = { serverTime: Date.now(), ...(await ctx.audit.read(limit, filter)) };
+  return jsonResponse(forReader(ctx, principal, body, redactAudit));
 });
 
 export {

@@ -1,4 +1,4 @@
-import { eventsQuerySchema } from "@/lib/api/timeline";
+import { eventsQuerySchema } from "@/lib/api";
 import { jsonResponse } from "@/lib/server/errors";
 import { redactTransition } from "@/app/api/_lib/redact";
 import { readQuery } from "@/app/api/_lib/http";

@@ -7,26 +7,30 @@ import { auditSession, login, logout, sessionBody } from "@/lib/server/auth/logi
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** Who am I: authenticated?, read-only?, may the UI offer actions? */
-export const GET = route(async (request, ctx) =>
-  jsonResponse(sessionBody(ctx, await ctx.guard.principalOf(request))),
-);
+/** Who am I: the person, role and grants; read-only?; for admins, the latest break-glass use. */
+export const GET = route(async (request, ctx) => {
+  const principal = await ctx.guard.principalOf(request);
+  const body = sessionBody(ctx, principal);
+  if (body.role === "admin") body.breakGlassLastUse = await ctx.breakGlass.lastUse();
+  return jsonResponse(body);
+});
 
-/** Login with the admin token: sets an HttpOnly, SameSite=Strict session cookie. Rate-limited. */
+/** Break-glass sign-in with the admin token: an HttpOnly, SameSite=Strict cookie. Rate-limited. */
 export const POST = route(async (request, ctx) => {
   ctx.guard.requireSameOrigin(request, null);
   const body = await readJsonBody(request, loginRequestSchema);
   const session = login(ctx, request, body);
-  await auditSession(ctx, request, "login", session.principal);
+  await auditSession(ctx, request, "sign-in", session.principal);
   return jsonResponse(session.body, 200, { "set-cookie": session.setCookie });
 });
 
-/** Logout: revokes the session and clears the cookie. */
+/** Sign-out of a break-glass sign-in: revokes it and clears the cookie. */
 export const DELETE = route(async (request, ctx) => {
   ctx.guard.requireSameOrigin(request, null);
   const principal = await ctx.guard.principalOf(request);
   const setCookie = await logout(ctx, request);
-  if (principal?.kind === "session") await auditSession(ctx, request, "logout", principal);
+  if (principal?.kind === "break-glass" && principal.carrier === "cookie")
+    await auditSession(ctx, request, "sign-out", principal);
   return jsonResponse(sessionBody(ctx, null), 200, { "set-cookie": setCookie });
 });
 

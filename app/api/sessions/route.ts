@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 /** Every live holder session: its liveness, labels, locks held and waits (not the console's login). */
 export const GET = route(async (request, ctx) => {
   const principal = await ctx.guard.requireRead(request);
-  return jsonResponse(forReader(principal, await ctx.sessions.list(), redactSessions));
+  return jsonResponse(forReader(ctx, principal, await ctx.sessions.list(), redactSessions));
 });
 
 export {

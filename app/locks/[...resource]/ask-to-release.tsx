@@ -3,11 +3,7 @@
 import Link from "next/link";
 import { formatDurationMs, formatTimestamp } from "@/components/ui/format";
 import { useServerNow } from "@/hooks/use-server-now";
-import {
-  MAX_REVOKE_DEADLINE_MS,
-  MIN_REVOKE_DEADLINE_MS,
-  type RevokeResponse,
-} from "@/lib/api/actions";
+import { MAX_REVOKE_DEADLINE_MS, MIN_REVOKE_DEADLINE_MS, type RevokeResponse } from "@/lib/api";
 import { revokePhase, type RevokeFollowUp } from "./revoke-progress";
 
 /** The deadline field, in seconds: what the holder is given to let go. */

@@ -6,17 +6,17 @@ import { AuditTable } from "@/components/locks/audit-table";
 import { ElapsedSince } from "@/components/locks/held-for";
 import { HolderValue } from "@/components/locks/holder-value";
 import { LockFlags } from "@/components/locks/lock-flags";
-import { LockOwnerLabel, OwnerLabels } from "@/components/locks/lock-owner";
+import { LockOwnerLabel, OwnerLabels, ReleasingHolderLabel } from "@/components/locks/lock-owner";
 import { LockStateBadge } from "@/components/locks/state-badge";
-import { ValidityCountdown } from "@/components/locks/validity-countdown";
+import { LockValidity } from "@/components/locks/validity-countdown";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { formatTimestamp } from "@/components/ui/format";
-import type { HolderSession } from "@/lib/api/holder-session";
-import type { LockDetail } from "@/lib/api/lock-detail";
-import { expiresAtMs } from "@/lib/api/locks";
+import type { HolderSession, LockDetail } from "@/lib/api";
+import { expiresAtMs } from "@/lib/api";
 import { HistoryHorizonNotice } from "@/components/locks/history-horizon";
 import { HoldTimeline } from "@/components/locks/hold-timeline";
-import { TransitionTable } from "@/components/locks/transition-table";
+import { OverlapNotice } from "@/components/locks/overlap-notice";
+import { LockTransitions } from "@/components/locks/lock-transitions";
 import { useAudit } from "../../_queries/audit";
 import { useTransitions } from "../../_queries/events";
 import { useLock } from "../../_queries/lock";
@@ -49,6 +49,9 @@ function LockSummary({ lock, holderSession, fencingToken, serverTimeMs }: LockSu
       <dd>
         {lock.owner.kind === "labelled" ? (
           <OwnerLabels labels={lock.owner.labels} truncated={lock.owner.truncatedLabels} />
+        ) : lock.state === "releasing" ? (
+          // A tombstone carries the replaced holder's session, not its labels: its heartbeat's.
+          <ReleasingHolderLabel labels={holderSession?.labels ?? null} />
         ) : (
           <LockOwnerLabel owner={lock.owner} />
         )}
@@ -78,7 +81,7 @@ function LockSummary({ lock, holderSession, fencingToken, serverTimeMs }: LockSu
       </dd>
       <dt>Validity</dt>
       <dd>
-        <ValidityCountdown validUntilMs={expiresAtMs(lock.validityMs, serverTimeMs)} />
+        <LockValidity validUntilMs={expiresAtMs(lock.validityMs, serverTimeMs)} />
       </dd>
       <dt>Holder value</dt>
       <dd>
@@ -142,16 +145,13 @@ function ResourceTimeline({ resource, keyBase64Url }: { resource: string; keyBas
       {error && <ErrorNotice error={error} title="History unavailable" />}
       {data && (
         <>
+          <OverlapNotice transitions={data.transitions} />
           <HoldTimeline transitions={data.transitions} />
           <HistoryHorizonNotice horizon={data.horizon} />
           {data.transitions.length === 0 ? (
             <p className="muted">No transition of this lock since the history began.</p>
           ) : (
-            <TransitionTable
-              transitions={data.transitions.slice(0, 100)}
-              label="Transitions of this lock"
-              showResource={false}
-            />
+            <LockTransitions transitions={data.transitions} />
           )}
         </>
       )}
@@ -208,6 +208,11 @@ export function LockDetailClient({
       {data && data.unreachableNodes.length > 0 && (
         <p className="notice notice-warn">
           {data.unreachableNodes.join(", ")} did not answer: their state is unknown.
+        </p>
+      )}
+      {data?.index.missedLock && (
+        <p className="notice notice-warn" role="status">
+          {data.index.note}
         </p>
       )}
       {data && lock && (

@@ -1,12 +1,14 @@
 import Link from "next/link";
 import { formatLatencyMs, formatTimestamp, shortValue } from "@/components/ui/format";
 import { PlainTable } from "@/components/ui/plain-table";
-import type { ForceReleaseNodeResult, ForceReleaseResponse } from "@/lib/api/actions";
-import type { AuditEntry } from "@/lib/api/audit";
+import type { AuditEntry, ForceReleaseNodeResult, ForceReleaseResponse } from "@/lib/api";
+import { deleteNowLabel } from "./dialog-actions";
+import { answerHeadline, offersDeleteNow } from "./force-release-answer";
 
 const OUTCOME_TEXT: Record<ForceReleaseNodeResult["outcome"], string> = {
-  deleted: "deleted",
+  deleted: "deleted (explicit delete-now)",
   tombstoned: "tombstoned: held until its holder acknowledges",
+  reserved: "already a tombstone: left as it was",
   absent: "no key",
   mismatch: "left alone: another value",
   kept: "left alone: another node holds a different value",
@@ -37,22 +39,43 @@ export function ForceReleaseOutcomes({
   );
 }
 
-/** The done state of the dialog: what was deleted where, and the audit entry that records it. */
+/**
+ * The done state of the dialog: the answer in words (its `summary` from the rule, the time it
+ * reserves or the overlap it risks), per node, and the audit entry; a standing tombstone's answer
+ * offers the explicit delete-now beside it.
+ */
 export function ForceReleaseResult({
   result,
   auditEntry,
+  onDeleteNow,
+  deletePending,
 }: {
   result: ForceReleaseResponse;
   auditEntry: AuditEntry | null;
+  /** Lifts the standing tombstone (disposal "delete-now"). */
+  onDeleteNow: () => void;
+  deletePending: boolean;
 }) {
+  const changed = result.mode === "tombstoned" || result.mode === "deleted";
   return (
     <div className="stack">
-      <p role="status" className="notice notice-ok">
-        Force-released <code>{result.resource}</code>:{" "}
-        {result.mode === "tombstoned"
-          ? `tombstoned on ${result.tombstonedCount} of ${result.nodes.length} nodes: nobody gets it before its holder has stopped or its validity has ended.`
-          : `deleted on ${result.deletedCount} of ${result.nodes.length} nodes.`}
+      <p role="status" className={changed ? "notice notice-ok" : "notice notice-warn"}>
+        {answerHeadline(result)}
       </p>
+      <p aria-label="What the console did">{result.summary}</p>
+      {offersDeleteNow(result) && (
+        <section className="stack" aria-label="Delete now">
+          <p>
+            Only the explicit delete-now lifts it: the holder may still act, and the next holder
+            with it.
+          </p>
+          <p>
+            <button type="button" className="danger" disabled={deletePending} onClick={onDeleteNow}>
+              {deleteNowLabel(result.reservedUntil)}
+            </button>
+          </p>
+        </section>
+      )}
       <ForceReleaseOutcomes nodes={result.nodes} label="Force-release result" />
       <div aria-label="Audit entry">
         <strong>Audit entry</strong>{" "}

@@ -2,11 +2,16 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import type { ForceReleaseRequest, NoSessionChoice, RevokeRequest } from "@/lib/api/actions";
-import type { HolderSession } from "@/lib/api/holder-session";
-import type { LockRow } from "@/lib/api/locks";
+import type {
+  ForceReleaseRequest,
+  HolderSession,
+  LockRow,
+  NoSessionChoice,
+  RevokeRequest,
+} from "@/lib/api";
 import { useAudit } from "../../_queries/audit";
 import { useForceRelease, useRevoke } from "../../_queries/lock-actions";
+import { lockTarget, permissionOf, type Permission } from "../../_queries/permissions";
 import { useSession } from "../../_queries/session";
 import { ForceReleaseDialog } from "./force-release-dialog";
 import { revokeFollowUp } from "./revoke-progress";
@@ -17,10 +22,21 @@ const nameOf = (lock: LockRow) =>
 
 function forceReleaseRequest(
   lock: LockRow,
-  choice: { reason: string; force: boolean; noSession: NoSessionChoice | null },
+  choice: {
+    reason: string;
+    force: boolean;
+    noSession: NoSessionChoice | null;
+    deleteNow: boolean;
+    incident: string | null;
+  },
 ): ForceReleaseRequest {
-  const { reason, force, noSession } = choice;
-  if (force || lock.value === null) return { ...nameOf(lock), force: true, reason };
+  const { reason, force, noSession, deleteNow } = choice;
+  // The explicit delete-now only when the operator chose it by its own control (never the default).
+  const disposal = {
+    ...(deleteNow ? ({ disposal: "delete-now" } as const) : {}),
+    ...(choice.incident ? { incident: choice.incident } : {}),
+  };
+  if (force || lock.value === null) return { ...nameOf(lock), force: true, reason, ...disposal };
   // A value shown cut (its whole size in valueLength) is compared by its digest on every node.
   const expected =
     lock.valueLength !== undefined && lock.valueDigest
@@ -31,18 +47,22 @@ function forceReleaseRequest(
     ...expected,
     reason,
     ...(noSession ? { noSession } : {}),
+    ...disposal,
   };
 }
 
+const refusal = (permission: Permission) => (permission.allowed ? null : permission.reason);
+
 function revokeRequest(
   lock: LockRow & { value: string },
-  ask: { reason: string; deadlineMs: number },
+  ask: { reason: string; deadlineMs: number; incident: string | null },
 ): RevokeRequest {
-  return { ...nameOf(lock), expectedValue: lock.value, ...ask };
+  const { incident, ...rest } = ask;
+  return { ...nameOf(lock), expectedValue: lock.value, ...rest, ...(incident ? { incident } : {}) };
 }
 
 /**
- * The force-release button (admins only) and its dialog, fed the lock as it was when opened, and
+ * The force-release button (for a person whose role covers this lock; else why not) and its dialog, fed the lock as it was when opened, and
  * the lock as polled since (to tell when an asked holder has let go).
  */
 export function ForceReleaseSection({
@@ -70,10 +90,13 @@ export function ForceReleaseSection({
   if (!session?.canWrite) {
     return (
       <p className="muted">
-        <Link href="/login">Log in as admin</Link> to force-release this lock.
+        <Link href="/login">Sign in</Link> to force-release this lock.
       </p>
     );
   }
+  const target = lockTarget((lock ?? seenLock)!);
+  const forcing = permissionOf(session, "force-release", target);
+  if (!forcing.allowed) return <p className="muted">{forcing.reason}</p>;
 
   const stillHeld = lock !== null && seenLock !== null && lock.value === seenLock.value;
   const close = () => {
@@ -106,6 +129,10 @@ export function ForceReleaseSection({
           error={forceRelease.error}
           result={forceRelease.data ?? null}
           auditEntry={auditEntry}
+          refusals={{
+            ask: refusal(permissionOf(session, "revoke", target)),
+            deleteNow: refusal(permissionOf(session, "force-delete", target)),
+          }}
           onClose={close}
           onConfirm={(choice) => forceRelease.mutate(forceReleaseRequest(seenLock, choice))}
           onAsk={(request) => {

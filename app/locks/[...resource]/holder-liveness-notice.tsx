@@ -1,6 +1,6 @@
 import { HolderState } from "@/components/locks/holder-state";
 import { FORCE_CONSEQUENCE } from "@/components/locks/holder-state-text";
-import type { HolderSession } from "@/lib/api/holder-session";
+import type { HolderSession } from "@/lib/api";
 import type { ForceReleasePlan } from "./force-release-plan";
 
 const NOTICE_CLASS: Record<HolderSession["state"], string> = {
@@ -14,33 +14,35 @@ const NOTICE_CLASS: Record<HolderSession["state"], string> = {
 export function HolderLivenessNotice({
   plan,
   holderSession,
-  asked,
+  askWords,
 }: {
   plan: ForceReleasePlan;
   holderSession: HolderSession | null;
-  /** The holder has been asked already: the advice to ask is not repeated. */
-  asked: boolean;
+  /** What asking can do for this holder (dialog-actions.ts); null once asked, or not offered. */
+  askWords: string | null;
 }) {
   if (plan.kind === "force" && plan.why === "any-value")
     return (
       <p className="notice notice-warn" aria-label="Holder">
-        Deletes whatever value each node holds, without reading its holder&apos;s liveness and
-        without a tombstone: a holder that still runs may act as the owner alongside the next one.
+        Replaces whatever value each node holds with a tombstone of it, without reading its
+        holder&apos;s liveness: nobody gets the lock before each value&apos;s validity ends, unless
+        its holder acknowledges first; every holder session found is told.
       </p>
     );
   if (plan.kind === "force" && plan.why === "redisson")
     return (
       <p className="notice notice-warn" aria-label="Holder">
-        A Redisson hash lock is deleted without a tombstone (its holder&apos;s commands would fail
-        on a string key): nobody is kept out while its holder may still act as the owner.
+        A Redisson hash lock cannot hold a tombstone (its holder&apos;s commands would fail on a
+        string key): it can only be deleted, which only the explicit delete-now does, and the next
+        holder may then act alongside this one. The console refuses it otherwise.
       </p>
     );
   if (plan.kind === "force" && plan.why === "lift-tombstone")
     return (
       <p className="notice notice-warn" aria-label="Holder">
         This lock is already being released: a tombstone keeps everyone out until its holder has
-        stopped or its validity ends. Forcing lifts the tombstone: the next process may get the lock
-        before the holder has stopped.
+        stopped or its validity ends. Forcing again changes nothing (a tombstone is never
+        lengthened); only the explicit delete-now lifts it.
       </p>
     );
   const session = holderSession ?? { state: "unknown" as const, lastSeenAt: null };
@@ -55,12 +57,7 @@ export function HolderLivenessNotice({
         />
         .
       </p>
-      {plan.kind === "ask-first" && !asked && (
-        <p>
-          Ask it to release first: its routine is told to stop, and its library releases the lock
-          itself. If it has not let go by the deadline, Force release is offered.
-        </p>
-      )}
+      {plan.kind === "ask-first" && askWords && <p>{askWords}</p>}
       {plan.kind === "choose" && (
         <p>
           It cannot be asked to release, and the console cannot tell whether it still runs: choose

@@ -1,13 +1,13 @@
 import Link from "next/link";
 import { HeartbeatAgo, HolderState } from "@/components/locks/holder-state";
 import { OwnerLabels } from "@/components/locks/lock-owner";
-import type { HolderSession } from "@/lib/api/holder-session";
+import type { HolderSession } from "@/lib/api";
 
 /** What to do about a holder in trouble, said beside its state. */
 const FIX: Partial<Record<HolderSession["state"], string>> = {
   unresponsive:
     "Force-release… asks it to let go first; forcing then keeps everyone out until it stops or its validity ends.",
-  gone: "Force-release… releases it at once: nothing runs it any more.",
+  gone: "Force-release… releases it at once: it probably crashed, but a closed connection is no proof.",
 };
 
 /** The holder's session in the lock's summary: state in words, heartbeat, labels, id. */

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { participantPhrase } from "@/components/contention/describe";
-import type { ContentionResponse } from "@/lib/api/contention";
+import type { ContentionResponse } from "@/lib/api";
 import { useContention } from "../../_queries/contention";
 
 /** Where `resource` sits in the graph: who waits for it (transitively), who blocks its holder. */

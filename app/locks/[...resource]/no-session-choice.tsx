@@ -1,4 +1,4 @@
-import type { NoSessionChoice as Choice } from "@/lib/api/actions";
+import type { NoSessionChoice as Choice } from "@/lib/api";
 import styles from "./force-release-dialog.module.css";
 
 const CHOICES: ReadonlyArray<{ value: Choice; label: string; detail: string }> = [

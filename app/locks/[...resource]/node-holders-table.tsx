@@ -2,9 +2,8 @@ import { OwnerExtension } from "@/components/locks/owner-extension";
 import { HolderValue } from "@/components/locks/holder-value";
 import { labelsText, ownerHeadline } from "@/components/locks/lock-owner";
 import { PlainTable } from "@/components/ui/plain-table";
-import type { NodeHolderDetail } from "@/lib/api/lock-detail";
-import { expiresAtMs, type NodeHolder } from "@/lib/api/locks";
-import type { NodeInfo } from "@/lib/api/nodes";
+import type { NodeHolderDetail, NodeInfo } from "@/lib/api";
+import { expiresAtMs, type NodeHolder } from "@/lib/api";
 import { PttlBar } from "./pttl-bar";
 
 interface NodeHoldersTableProps {

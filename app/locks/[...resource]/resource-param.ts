@@ -1,4 +1,4 @@
-import { MAX_RESOURCE_BASE64_LENGTH } from "@/lib/api/common";
+import { MAX_RESOURCE_BASE64_LENGTH } from "@/lib/api";
 
 /**
  * The resource name from the catch-all route segments. Links build the path with

@@ -3,32 +3,33 @@
  * audit entry (written when the holder records its release, or past the deadline: see
  * lib/server/actions/revoke-follow-up.ts), the lock as polled, and the clock. Pure.
  */
-import type { AuditEntry } from "@/lib/api/audit";
+import type { AuditEntry, HolderDid } from "@/lib/api";
 
-/** The follow-up entry of the revoke `auditId`: its outcome, and its detail without the prefix. */
+/** The follow-up entry of the revoke `auditId`: its outcome, what the holder did, and its sentence. */
 export interface RevokeFollowUp {
   outcome: AuditEntry["outcome"];
+  holderDid: HolderDid | null;
   /** "released by the holder after 812 ms", "holder did not release before the deadline: …". */
   text: string;
   /** Set when the holder recorded its release: how long after the request. */
   releasedAfterMs: number | null;
 }
 
+/** Found by the entry's `followUpOf` field; `detail` is only shown, never parsed. */
 export function revokeFollowUp(
   entries: readonly AuditEntry[],
   auditId: string,
 ): RevokeFollowUp | null {
-  const prefix = `follow-up of ${auditId}: `;
   const entry = entries.find(
-    (candidate) => candidate.action === "revoke" && candidate.detail.startsWith(prefix),
+    (candidate) => candidate.action === "revoke" && candidate.followUpOf === auditId,
   );
   if (!entry) return null;
-  const text = entry.detail.slice(prefix.length);
-  const released = /released by the holder after (\d+) ms/.exec(text);
   return {
     outcome: entry.outcome,
-    text,
-    releasedAfterMs: released ? Number(released[1]) : null,
+    holderDid: entry.holderDid,
+    // For display only: the id it follows is the one on screen already.
+    text: entry.detail.replace(`follow-up of ${auditId}: `, ""),
+    releasedAfterMs: entry.holderDid === "released" ? entry.releasedAfterMs : null,
   };
 }
 

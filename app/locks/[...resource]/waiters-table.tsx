@@ -2,7 +2,7 @@ import { ElapsedSince } from "@/components/locks/held-for";
 import { OwnerLabels } from "@/components/locks/lock-owner";
 import { formatTimestamp } from "@/components/ui/format";
 import { PlainTable } from "@/components/ui/plain-table";
-import type { Waiter } from "@/lib/api/lock-detail";
+import type { Waiter } from "@/lib/api";
 
 /** Contenders waiting for a resource, longest waiting first. */
 export function WaitersTable({ waiters, nodeCount }: { waiters: Waiter[]; nodeCount: number }) {

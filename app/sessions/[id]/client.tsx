@@ -6,7 +6,7 @@ import { OwnerLabels } from "@/components/locks/lock-owner";
 import { CoverageNotices } from "@/components/sessions/coverage-notices";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { formatTimestamp } from "@/components/ui/format";
-import type { HolderSessionSummary } from "@/lib/api/holder-sessions";
+import type { HolderSessionSummary } from "@/lib/api";
 import { useHolderSession } from "../../_queries/holder-session";
 import { ReleaseSessionPanel } from "./release-session-panel";
 import { SessionLocksTable, SessionWaitsTable } from "./session-locks-table";
@@ -75,9 +75,11 @@ export function HolderSessionClient({ sessionId }: { sessionId: string }) {
           <section id="release" aria-labelledby="session-release-heading">
             <h2 id="session-release-heading">Release everything this session holds</h2>
             <p className="muted">
-              For a wedged worker: every lock it holds is force-released in one audited action, by
-              its liveness read fresh (alive or unresponsive: tombstones, gone: deleted), and the
-              session is told.
+              For a wedged worker, in one audited action. Unless it reads gone, the session is asked
+              first to let go of each lock by one deadline, as on a lock page; past it, or at once
+              if you force, each lock it still holds is replaced by a tombstone (nobody else gets it
+              before the holder has stopped, at most until its validity ends), and the session is
+              told.
             </p>
             <ReleaseSessionPanel sessionId={session.id} lastSeenAt={session.lastSeenAt} />
           </section>

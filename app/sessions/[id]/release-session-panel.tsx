@@ -1,14 +1,16 @@
 "use client";
 
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { HolderState } from "@/components/locks/holder-state";
 import { ErrorNotice } from "@/components/ui/error-notice";
-import { MAX_REASON_LENGTH, MIN_REASON_LENGTH } from "@/lib/api/actions";
-import type { HolderSessionReleaseResponse } from "@/lib/api/holder-sessions";
+import type { HolderSessionReleaseResponse } from "@/lib/api";
 import { useReleaseHolderSession } from "../../_queries/lock-actions";
+import { permissionOf } from "../../_queries/permissions";
 import { useSession } from "../../_queries/session";
+import { ReleaseAsked } from "./release-asked";
 import { ReleasePlanTable } from "./release-plan-table";
+import { ReleaseSessionForm, type ReleaseChoice } from "./release-session-form";
 
 /** A preview writes nothing and is not audited, but the API asks every release for a reason. */
 const PREVIEW_REASON = "preview";
@@ -45,7 +47,9 @@ function ReleaseNotes({ release }: { release: HolderSessionReleaseResponse }) {
 
 /**
  * "Release everything this session holds": a preview first (what would be done to each lock, by
- * the session's liveness read fresh), then, with a reason, the release and each lock's outcome.
+ * the session's liveness read fresh), then, with a reason and the locks' count typed, the same two
+ * actions as the lock page: ask the session to release them (one deadline for all; force what it
+ * still holds past it), or force release them anyway.
  */
 export function ReleaseSessionPanel({
   sessionId,
@@ -58,24 +62,31 @@ export function ReleaseSessionPanel({
   const { data: login } = useSession();
   const preview = useReleaseHolderSession(sessionId);
   const release = useReleaseHolderSession(sessionId);
+  const forceRest = useReleaseHolderSession(sessionId);
   const [reason, setReason] = useState("");
   if (login?.readOnly) return <p className="muted">Releasing is off: the console is read-only.</p>;
   if (!login?.canWrite)
     return (
       <p className="muted">
-        <Link href="/login">Log in as admin</Link> to release everything this session holds.
+        <Link href="/login">Sign in</Link> to release everything this session holds.
       </p>
     );
+  // Each lock's scope is the server's to check: it refuses the whole release, naming those outside.
+  const releasing = permissionOf(login, "release-session", null);
+  if (!releasing.allowed) return <p className="muted">{releasing.reason}</p>;
 
   const plan = preview.data;
-  const done = release.data;
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    release.mutate({ reason: reason.trim() });
+  const first = release.data;
+  const asked = first?.locks.some((lock) => lock.action === "ask") ? first : undefined;
+  const done = forceRest.data ?? (asked ? undefined : first);
+  const started = first !== undefined;
+  const submit = (choice: ReleaseChoice) => {
+    setReason(choice.reason);
+    release.mutate(choice);
   };
   return (
     <div className="stack">
-      {!done && (
+      {!started && (
         <p>
           <button
             type="button"
@@ -87,7 +98,7 @@ export function ReleaseSessionPanel({
         </p>
       )}
       {preview.error && <ErrorNotice error={preview.error} title="No preview" />}
-      {plan && !done && (
+      {plan && !started && (
         <section className="stack" aria-label="Release preview">
           <p>
             Nothing has been changed yet. The session is{" "}
@@ -103,32 +114,24 @@ export function ReleaseSessionPanel({
           )}
           <ReleaseNotes release={plan} />
           {plan.locks.length > 0 && (
-            <form className="stack" onSubmit={submit}>
-              <label>
-                Reason (recorded in the audit trail)
-                <textarea
-                  required
-                  rows={2}
-                  minLength={MIN_REASON_LENGTH}
-                  maxLength={MAX_REASON_LENGTH}
-                  value={reason}
-                  onChange={(event) => setReason(event.target.value)}
-                />
-              </label>
-              {release.error && <ErrorNotice error={release.error} title="Nothing was released" />}
-              <p>
-                <button
-                  type="submit"
-                  className="danger"
-                  disabled={release.isPending || reason.trim().length < MIN_REASON_LENGTH}
-                >
-                  {release.isPending ? "Releasing…" : "Release everything"}
-                </button>
-              </p>
-            </form>
+            <ReleaseSessionForm
+              lockCount={plan.locks.length}
+              asksFirst={plan.locks.some((lock) => lock.action === "ask")}
+              pending={release.isPending}
+              error={release.error}
+              onSubmit={submit}
+            />
           )}
         </section>
       )}
+      {asked && !done && (
+        <ReleaseAsked
+          asked={asked}
+          forcePending={forceRest.isPending}
+          onForce={() => forceRest.mutate({ reason, force: true })}
+        />
+      )}
+      {forceRest.error && <ErrorNotice error={forceRest.error} title="Nothing was released" />}
       {done && (
         <section className="stack" aria-label="Release result">
           <p role="status" className="notice notice-ok">

@@ -3,11 +3,11 @@ import { ElapsedSince } from "@/components/locks/held-for";
 import { HolderValue } from "@/components/locks/holder-value";
 import { lockHref } from "@/components/locks/lock-href";
 import { LockStateBadge } from "@/components/locks/state-badge";
-import { ValidityCountdown } from "@/components/locks/validity-countdown";
+import { LockValidity } from "@/components/locks/validity-countdown";
 import { formatTimestamp } from "@/components/ui/format";
 import { PlainTable } from "@/components/ui/plain-table";
-import type { HolderSessionLock, HolderSessionWait } from "@/lib/api/holder-sessions";
-import { expiresAtMs } from "@/lib/api/locks";
+import type { HolderSessionLock, HolderSessionWait } from "@/lib/api";
+import { expiresAtMs } from "@/lib/api";
 
 /** The locks one holder session holds (or whose tombstone still names it: being released). */
 export function SessionLocksTable({
@@ -28,7 +28,7 @@ export function SessionLocksTable({
             <LockStateBadge state={lock.state} />
           </td>
           <td className="nowrap">
-            <ValidityCountdown validUntilMs={expiresAtMs(lock.validityMs, serverTimeMs)} />
+            <LockValidity validUntilMs={expiresAtMs(lock.validityMs, serverTimeMs)} />
           </td>
           <td>
             <HolderValue value={lock.value} />

@@ -67,7 +67,10 @@ export interface ClusterTopology {
 export interface RedisDriver {
   /** Which client this drives. */
   readonly kind: "ioredis" | "ioredis-cluster" | "node-redis" | "node-redis-cluster";
-  /** `host:port` (or socket path) of the server, or of a cluster's first seed; never a password. */
+  /**
+   * `host:port` (or socket path) of the server; for a cluster, "cluster" and its first seed where
+   * the client tells it (node-redis does, ioredis's Cluster does not: "cluster"). Never a password.
+   */
   readonly address: string;
   readonly status: ConnectionStatus;
   /**

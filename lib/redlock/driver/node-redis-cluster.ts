@@ -12,6 +12,7 @@ import {
   NodeRedisSubscriber,
   rethrowAsReplyError,
   scriptArgs,
+  asArgument,
   type NodeRedisPubSub,
 } from "./node-redis";
 
@@ -26,9 +27,9 @@ interface ServerConnection {
  */
 export interface NodeRedisClusterClient {
   sendCommand(
-    firstKey: string | undefined,
+    firstKey: string | Buffer | undefined,
     isReadonly: boolean | undefined,
-    args: ReadonlyArray<string>,
+    args: ReadonlyArray<string | Buffer>,
   ): Promise<unknown>;
   readonly isOpen: boolean;
   readonly masters: ReadonlyArray<unknown>;
@@ -40,12 +41,16 @@ export interface NodeRedisClusterClient {
   duplicate?(overrides: { minimizeConnections: boolean }): NodeRedisPubSub;
   on(event: string, listener: () => void): unknown;
   quit(): Promise<unknown>;
-  readonly options?: {
-    readonly rootNodes?: ReadonlyArray<{
-      readonly url?: string;
-      readonly socket?: { readonly host?: string; readonly port?: number };
-    }>;
-  };
+  /** node-redis 4 names its options `options`, 5 `_options`. */
+  readonly options?: ClusterOptions;
+  readonly _options?: ClusterOptions;
+}
+
+interface ClusterOptions {
+  readonly rootNodes?: ReadonlyArray<{
+    readonly url?: string;
+    readonly socket?: { readonly host?: string; readonly port?: number };
+  }>;
 }
 
 /**
@@ -59,13 +64,14 @@ const TRYAGAIN_DELAY_MS = 25;
 /** How long one server may take to answer a question to the primaries (askPrimaries). */
 const SERVER_ANSWER_MS = 1_000;
 
-function describe({ options }: NodeRedisClusterClient): string {
-  const root = options?.rootNodes?.[0];
+function describe({ options, _options }: NodeRedisClusterClient): string {
+  const root = (_options ?? options)?.rootNodes?.[0];
   const url = root?.url ? new URL(root.url) : undefined;
   return `cluster ${root?.socket?.host ?? url?.hostname ?? "localhost"}:${root?.socket?.port ?? (url?.port || 6379)}`;
 }
 
-const firstOf = (keys: readonly CommandArg[]) => (keys.length > 0 ? String(keys[0]) : undefined);
+const firstOf = (keys: readonly CommandArg[]) =>
+  keys.length > 0 ? asArgument(keys[0]!) : undefined;
 
 /** `ask`'s answer, or null once `timeoutMs` passed first or when it failed. */
 async function within<T>(timeoutMs: number, ask: () => Promise<T>): Promise<T | null> {
@@ -120,7 +126,7 @@ export class NodeRedisClusterDriver implements RedisDriver {
   }
 
   command(name: string, args: CommandArg[]): Promise<unknown> {
-    return this.send(firstOf(args), [name, ...args.map(String)]);
+    return this.send(firstOf(args), [name, ...args.map(asArgument)]);
   }
 
   async info(section: string): Promise<string> {
@@ -166,7 +172,10 @@ export class NodeRedisClusterDriver implements RedisDriver {
   }
 
   /** `firstKey` routes the command (none: any server); a TRYAGAIN is retried (TRYAGAIN_RETRIES). */
-  private async send(firstKey: string | undefined, args: string[]): Promise<unknown> {
+  private async send(
+    firstKey: string | Buffer | undefined,
+    args: Array<string | Buffer>,
+  ): Promise<unknown> {
     for (let retries = 0; ; retries += 1) {
       try {
         return await this.client.sendCommand(firstKey, false, args);

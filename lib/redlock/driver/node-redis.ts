@@ -13,7 +13,8 @@ export interface NodeRedisPubSub {
  * `sendCommand`, which both major versions share, so no version-specific command helper is needed.
  */
 export interface NodeRedisClient {
-  sendCommand(args: ReadonlyArray<string>): Promise<unknown>;
+  /** Both versions take a Buffer as an argument's bytes. */
+  sendCommand(args: ReadonlyArray<string | Buffer>): Promise<unknown>;
   readonly isReady: boolean;
   readonly isOpen: boolean;
   on(event: string, listener: () => void): unknown;
@@ -50,7 +51,17 @@ export const scriptArgs = (
   shaOrBody: string,
   keys: readonly CommandKey[],
   args: readonly CommandArg[],
-): string[] => [command, shaOrBody, String(keys.length), ...keys.map(String), ...args.map(String)];
+): Array<string | Buffer> => [
+  command,
+  shaOrBody,
+  String(keys.length),
+  ...keys,
+  ...args.map(asArgument),
+];
+
+/** A Buffer goes as its bytes (String() would decode it as UTF-8 and replace what is not). */
+export const asArgument = (arg: CommandArg): string | Buffer =>
+  typeof arg === "number" ? String(arg) : arg;
 
 /** A node-redis duplicate, connected, used for pub/sub only. */
 export class NodeRedisSubscriber implements Subscriber {
@@ -119,7 +130,7 @@ export class NodeRedisDriver implements RedisDriver {
   }
 
   command(name: string, args: CommandArg[]): Promise<unknown> {
-    return this.send([name, ...args.map(String)]);
+    return this.send([name, ...args.map(asArgument)]);
   }
 
   async info(section: string): Promise<string> {
@@ -140,7 +151,7 @@ export class NodeRedisDriver implements RedisDriver {
     return Number(await this.send(["CLIENT", "ID"]));
   }
 
-  private send(args: string[]): Promise<unknown> {
+  private send(args: Array<string | Buffer>): Promise<unknown> {
     return this.client.sendCommand(args).catch(rethrowAsReplyError);
   }
 }

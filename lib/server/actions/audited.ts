@@ -11,10 +11,14 @@ import type {
   ReleaseRequest,
   ReleaseResponse,
 } from "@/lib/api";
+import { assertLockAction } from "../auth/authorize";
 import { clientIp, userAgent } from "../auth/client-info";
 import type { Principal } from "../auth/credentials";
-import type { ConsoleContext } from "../console";
-import { consoleOwnerLabels } from "./console-owner";
+import type { Role } from "../auth/identity";
+import { actorFields } from "../auth/actor-fields";
+import type { ActionDeps } from "./deps";
+import type { LockDeps } from "./lock-actions";
+import { CONSOLE_SERVICE, consoleOwnerLabels } from "./console-owner";
 import { isApiError } from "../errors";
 import { acquireLock, assertNotReserved, extendLock, releaseLock } from "./lock-actions";
 
@@ -22,35 +26,55 @@ export interface Actor {
   readonly principal: Principal;
   readonly clientIp: string;
   readonly userAgent: string;
+  /** The incident link the request gave (an http(s) URL), for its audit entries. */
+  readonly incident?: string | null;
 }
 
-export const actorOf = (ctx: ConsoleContext, request: Request, principal: Principal): Actor => ({
+export const actorOf = (
+  ctx: Pick<ActionDeps, "config">,
+  request: Request,
+  principal: Principal,
+  incident: string | null = null,
+): Actor => ({
   principal,
   clientIp: clientIp(request, ctx.config.trustProxy),
   userAgent: userAgent(request),
+  incident,
 });
+
+/** An audit record's who-fields: the person, credential, grant, client and incident link. */
+export const actorRecord = (actor: Actor, needed: Role) => ({
+  ...actorFields(actor.principal, needed),
+  clientIp: actor.clientIp,
+  userAgent: actor.userAgent,
+  incident: actor.incident ?? null,
+});
+
+/** What the playground's audited actions use: their lock calls and what they record. */
+type AuditedDeps = Pick<ActionDeps, "redlock" | "registry" | "audit" | "metrics" | "probe">;
 
 /** One manual action: what it is, what it runs, and how its audit entry sums up a success. */
 interface AuditedAction<Body extends { resources: string[] }, Result> {
-  readonly action: AuditAction;
+  readonly action: AuditAction & ("acquire" | "extend" | "release");
   /** The value acted on; acquire has none until it succeeds, and then the result's is audited. */
   readonly valueOf: (body: Body) => string | null;
-  readonly run: (ctx: ConsoleContext, actor: Actor, body: Body) => Promise<Result>;
+  readonly run: (ctx: AuditedDeps, actor: Actor, body: Body) => Promise<Result>;
   readonly summary: (body: Body, result: Result) => string;
 }
 
 /** The action as the API runs it: audited, unless refused first for a reserved resource. */
 function audited<Body extends { resources: string[] }, Result>(
   spec: AuditedAction<Body, Result>,
-): (ctx: ConsoleContext, actor: Actor, body: Body) => Promise<Result> {
+): (ctx: AuditedDeps, actor: Actor, body: Body) => Promise<Result> {
   return async (ctx, actor, body) => {
     assertNotReserved(body.resources); // a bad request: refused before it is audited or probed
+    // The playground's locks are held by the console's own service: a grant must cover each one.
+    for (const resource of body.resources)
+      assertLockAction(actor.principal, spec.action, { resource, service: CONSOLE_SERVICE });
     const record = (outcome: "success" | "failure", detail: string, value = spec.valueOf(body)) =>
       ctx.audit.append({
         action: spec.action,
-        actor: actor.principal.label,
-        clientIp: actor.clientIp,
-        userAgent: actor.userAgent,
+        ...actorRecord(actor, "operator"),
         resources: body.resources,
         value,
         reason: null,
@@ -79,7 +103,7 @@ function audited<Body extends { resources: string[] }, Result>(
   };
 }
 
-const deps = (ctx: ConsoleContext) => ({ redlock: ctx.redlock, nodes: ctx.registry.nodes });
+const deps = (ctx: AuditedDeps): LockDeps => ({ redlock: ctx.redlock, nodes: ctx.registry.nodes });
 
 export const acquireAudited = audited<AcquireRequest, LockGrant>({
   action: "acquire",

@@ -1,19 +1,22 @@
 import "server-only";
 /**
- * Force-release as the HTTP API runs it: the operation (holder-release.ts: by the holder's
- * liveness, tombstone or delete, then the notice), one audit entry whatever the outcome (nodes
- * that did not answer are skipped, not waited for again), a metric, and a 409 with the per-node
- * outcome when the value changed under the operator.
+ * Force-release as the HTTP API runs it: the operation (holder-release.ts, as lib/api/unlock-rule.ts
+ * decides: a tombstone, or the explicit delete-now, then the notice), one audit entry whatever the
+ * outcome (nodes that did not answer are skipped, not waited for again), a metric, a 409 with the
+ * per-node outcome when the value changed under the operator, and a 503 when too few nodes answered
+ * for the write to reach a majority.
  */
 import { randomUUID } from "node:crypto";
 import type { ForceReleaseRequest, ForceReleaseResponse } from "@/lib/api";
 import type { AuditRecord } from "../audit/audit-trail";
-import type { ConsoleContext } from "../console";
+import type { RecordDeps } from "./deps";
+import { checkAfterRead } from "../auth/authorize";
 import { ApiError } from "../errors";
-import type { Actor } from "./audited";
+import { describeKey } from "../locks/read/key-name";
+import { actorRecord, type Actor } from "./audited";
 import { keyOf } from "./force-release";
 import { followUpPendingNodes } from "./force-release-follow-up";
-import { releaseHolder, type HolderRelease } from "./holder-release";
+import { releaseHolder, type HolderRelease, type HolderReleaseDeps } from "./holder-release";
 
 /** "tombstoned on 5 node(s)", "deleted on 3 node(s)", or both. */
 export function describeWrites(
@@ -30,6 +33,13 @@ export function describeWrites(
   return parts.join(", ");
 }
 
+/** The failure's code before the audit line ("" for a success). */
+function failureCode({ outcome, quorumUnavailable }: HolderRelease): string {
+  if (outcome.valueChanged) return "value_changed: ";
+  if (outcome.hashCount > 0) return "hash_lock_needs_delete_now: ";
+  return quorumUnavailable ? "quorum_unavailable: " : "";
+}
+
 function forceReleaseRecord(
   actor: Actor,
   body: ForceReleaseRequest,
@@ -39,25 +49,19 @@ function forceReleaseRecord(
   const check =
     body.force === true
       ? "force (any value)"
-      : release.mode === "tombstoned"
-        ? "compare-and-set of a tombstone"
-        : "compare-and-delete";
-  const done =
-    release.mode === "tombstoned"
-      ? `${describeWrites(outcome)}: reserved until the holder acknowledges or its validity ends`
-      : describeWrites(outcome);
-  const summary = `${check}, ${release.why}: ${done}`;
+      : release.mode === "deleted"
+        ? "compare-and-delete"
+        : "compare-and-set of a tombstone";
+  const failed = outcome.valueChanged || outcome.hashCount > 0 || release.quorumUnavailable;
   return {
     action: "force-release",
-    actor: actor.principal.label,
-    clientIp: actor.clientIp,
-    userAgent: actor.userAgent,
+    ...actorRecord(actor, "operator"),
     resources: [outcome.resource],
     value: body.expectedValue ?? body.valueDigest ?? null,
     reason: body.reason,
-    outcome: outcome.valueChanged ? "failure" : "success",
+    outcome: failed ? "failure" : "success",
     detail:
-      (outcome.valueChanged ? `value_changed: ${summary}` : summary) +
+      `${failureCode(release)}${check}, ${release.why}` +
       (outcome.pendingNodeIds.length > 0
         ? `; no answer in time from ${outcome.pendingNodeIds.join(", ")}: a follow-up entry records what the queued write did there`
         : ""),
@@ -66,19 +70,29 @@ function forceReleaseRecord(
 
 /** Force-release; a changed value is audited as a failure and answered 409 with the per-node outcome. */
 export async function forceReleaseAudited(
-  ctx: ConsoleContext,
+  ctx: HolderReleaseDeps & RecordDeps,
   actor: Actor,
   body: ForceReleaseRequest,
 ): Promise<ForceReleaseResponse> {
   // The id is known before the write: the tombstone and the holder's notice carry it.
   const auditId = randomUUID();
+  const key = keyOf(body);
+  // The immediate delete is an admin's choice; a tombstone is an operator's. Either within scope.
+  const deletes = body.disposal === "delete-now" || body.noSession === "release-now";
+  const action = deletes ? "force-delete" : "force-release";
+  const { resource } = describeKey(key);
+  const afterRead = checkAfterRead(actor.principal, action, resource, body.expectedValue);
   const release = await releaseHolder(
     { ctx, by: actor.principal.label, auditId },
     {
-      key: keyOf(body),
+      key,
+      authorize: afterRead
+        ? (holder) => afterRead(holder ?? body.expectedValue ?? null)
+        : undefined,
       expectedValue: body.expectedValue,
       expectedDigest: body.valueDigest,
       noSession: body.noSession,
+      disposal: body.disposal,
       reason: body.reason,
     },
   );
@@ -89,16 +103,8 @@ export async function forceReleaseAudited(
   const { outcome: _outcome, detail: _detail, ...followUpRecord } = firstRecord;
   // In the background: the answer must not wait for a paused node; the audit gets its outcome later.
   void followUpPendingNodes(ctx, entry.id, outcome, followUpRecord);
-  const { deletedCount, tombstonedCount, valueChanged } = outcome;
-  ctx.metrics.recordForceRelease(
-    valueChanged
-      ? "value_changed"
-      : tombstonedCount > 0
-        ? "tombstoned"
-        : deletedCount > 0
-          ? "deleted"
-          : "absent",
-  );
+  const { deletedCount, tombstonedCount, reservedCount, valueChanged } = outcome;
+  ctx.metrics.recordForceRelease(valueChanged ? "value_changed" : release.mode);
   const response: ForceReleaseResponse = {
     serverTime: Date.now(),
     resource: outcome.resource,
@@ -106,13 +112,26 @@ export async function forceReleaseAudited(
     holderState: release.holderState,
     deletedCount,
     tombstonedCount,
+    reservedCount,
+    reservedUntil: release.reservedUntil,
+    overlapPossibleUntil: release.overlapPossibleUntil,
+    majority: release.majority,
+    summary: release.summary,
     nodes: outcome.nodes,
     auditId: entry.id,
   };
   if (valueChanged) {
     const message =
       "A node holds another value than expected: the lock changed hands since you looked.";
-    throw new ApiError("value_changed", message, response);
+    throw new ApiError("value_changed", message, { details: response });
   }
+  if (outcome.hashCount > 0)
+    throw new ApiError("hash_lock_needs_delete_now", release.summary, { details: response });
+  // As revoke: the holder's library acts only on a majority, so a write short of one (too many
+  // nodes silent) has no defined outcome for it.
+  if (release.quorumUnavailable)
+    throw new ApiError("quorum_unavailable", `Too few nodes answered: ${release.summary}`, {
+      details: response,
+    });
   return response;
 }

@@ -1,14 +1,14 @@
 import "server-only";
 /**
  * What a force-release finally did on nodes that did not answer in time. A paused node keeps the
- * delete queued and may run it when it resumes, after the operator was told "deleted on 4 nodes".
+ * write queued and may run it when it resumes, after the operator was told "tombstoned on 4 nodes".
  * Each such node is asked for the call's outcome marker until it answers: Redis runs one
  * connection's commands in order, so once this GET is answered the queued script has run (marker
  * set to its outcome), or never will (no marker: the connection dropped with it). The answer lands
  * in the audit trail as a follow-up entry naming the first one.
  */
 import type { AuditRecord } from "../audit/audit-trail";
-import type { ConsoleContext } from "../console";
+import type { FollowUpDeps } from "./deps";
 import { logger } from "../logger";
 import { withDeadline, type ConsoleNode } from "../node-registry";
 import type { ForceReleaseOutcome } from "./force-release";
@@ -20,6 +20,8 @@ const RETRY_EVERY_MS = 1_000;
 const OUTCOME_TEXT: Record<string, string> = {
   deleted: "the queued delete ran late and deleted the lock",
   replaced: "the queued write ran late and replaced the lock by its tombstone",
+  reserved: "the queued write ran late and found a tombstone already there: left as it was",
+  hash: "the queued write ran late and left a Redisson hash alone",
   absent: "the queued delete ran late and found no lock",
   mismatch: "the queued delete ran late and kept another holder's lock",
   not_a_lock: "the queued delete ran late and found a key that is not a lock",
@@ -46,7 +48,7 @@ async function awaitMarker(
 
 /** Starts the follow-up of each pending node; resolves when all are audited (tests wait on it). */
 export async function followUpPendingNodes(
-  ctx: ConsoleContext,
+  ctx: FollowUpDeps,
   firstEntryId: string,
   outcome: ForceReleaseOutcome,
   record: Omit<AuditRecord, "outcome" | "detail">,
@@ -64,7 +66,10 @@ export async function followUpPendingNodes(
       await ctx.audit.append({
         ...record,
         outcome:
-          marker === "deleted" || marker === "replaced" || marker === null ? "success" : "failure",
+          marker === "deleted" || marker === "replaced" || marker === "reserved" || marker === null
+            ? "success"
+            : "failure",
+        followUpOf: firstEntryId,
         detail: `follow-up of ${firstEntryId}: ${node.id}: ${what}`,
       });
       if (marker) void node.client.del(outcome.markerKey).catch(() => undefined);

@@ -1,10 +1,11 @@
 import "server-only";
 /**
- * Force-release on the nodes: the operator's emergency unlock. With `expectedValue` it first checks
- * every node and changes nothing if any holds another value (the lock moved on since the operator
- * looked); then, as `decide` says, it either compare-and-deletes per node or compare-and-sets a
- * tombstone per node (docs/holder-sessions.md), so a value that changes between check and write is
- * still never touched. With `force: true` it deletes whatever lock each node holds.
+ * Force-release on the nodes: the operator's emergency unlock. With `expectedValue` (or its digest)
+ * it first checks every node and changes nothing if any holds another value (the lock moved on
+ * since the operator looked); then, as `decide` says, it compare-and-sets a tombstone per node
+ * (docs/holder-sessions.md), compare-and-deletes (the explicit delete-now), or writes nothing, so a
+ * value that changes between check and write is still never touched. With `force: true` there is
+ * no check: each node's script tombstones (or deletes) whatever lock that node holds.
  */
 import { randomUUID } from "node:crypto";
 import type { ForceReleaseNodeResult, ForceReleaseRequest } from "@/lib/api";
@@ -12,17 +13,29 @@ import { slotHashTag } from "@redlock-console/redlock";
 import type { ConsoleNode } from "../node-registry";
 import { assertLockKey } from "../resource-path";
 import { describeKey } from "../locks/read/key-name";
+import { fanOut } from "./fan-out";
 import { forceReleaseOnNode, type NodeAnswer, type NodeRequest } from "./force-release-node";
 
-/** What to write once the check passed: delete, or the tombstone (with the replaced value's TTL). */
+/** What to write once the check passed: nothing, delete, or the tombstone (force-release-node.ts). */
 export type Disposal =
   | { readonly mode: "delete" }
-  | { readonly mode: "tombstone"; readonly tombstone: string; readonly ttlMs: number | null };
+  /** Nothing written; `reserved`: the value found is a tombstone, left standing. */
+  | { readonly mode: "none"; readonly reserved: boolean }
+  | {
+      readonly mode: "tombstone";
+      readonly fields: string;
+      readonly driftFactor: number;
+      readonly ttlMs: number | null;
+    };
 
 export interface ForceReleaseOutcome {
   readonly resource: string;
   readonly deletedCount: number;
   readonly tombstonedCount: number;
+  /** Nodes that already held a tombstone, left as it was (never lengthened). */
+  readonly reservedCount: number;
+  /** Nodes holding a Redisson hash that a tombstone was asked for: left alone. */
+  readonly hashCount: number;
   readonly nodes: ForceReleaseNodeResult[];
   /** True when some node held another value than expected: the answer is 409. */
   readonly valueChanged: boolean;
@@ -38,6 +51,37 @@ export interface ForceReleaseOutcome {
 
 const MARKER_PREFIX = "redlock:console:force-release:";
 
+const UNREACHABLE = { outcome: "unreachable", holder: null, type: null, pttlMs: null } as const;
+
+const EMPTY_CHECK: CheckedNodes = {
+  redisson: false,
+  holder: null,
+  matchedPttlsMs: [],
+  unreachableCount: 0,
+};
+
+function checkedNodes(checks: readonly NodeAnswer[]): CheckedNodes {
+  const matched = checks.filter((answer) => answer.outcome === "match");
+  return {
+    redisson: matched.some((answer) => answer.type === "hash"),
+    holder: matched[0]?.holder ?? null,
+    matchedPttlsMs: matched.map((answer) => answer.pttlMs ?? -1),
+    unreachableCount: checks.filter((answer) => answer.outcome === "unreachable").length,
+  };
+}
+
+/** `force: true` checks nothing, so its decision always writes (unlock-rule.ts). */
+function checked(checks: NodeAnswer[] | null): NodeAnswer[] {
+  if (checks === null) throw new Error("force-release: nothing to write without a check");
+  return checks;
+}
+
+/** A check's answers as the outcome of writing nothing: a tombstone found stands ("reserved"). */
+const unwritten = (checks: readonly NodeAnswer[], reserved: boolean): NodeAnswer[] =>
+  checks.map((answer) =>
+    reserved && answer.outcome === "match" ? { ...answer, outcome: "reserved" } : answer,
+  );
+
 /** The key a request names, checked as a lock key (4xx otherwise). */
 export function keyOf(request: Pick<ForceReleaseRequest, "resource" | "resourceBase64">): Buffer {
   return request.resource !== undefined
@@ -51,6 +95,8 @@ export function keyOf(request: Pick<ForceReleaseRequest, "resource" | "resourceB
 const OUTCOMES: Record<NodeAnswer["outcome"], ForceReleaseNodeResult["outcome"]> = {
   deleted: "deleted",
   replaced: "tombstoned",
+  reserved: "reserved",
+  hash: "kept",
   absent: "absent",
   match: "kept",
   mismatch: "mismatch",
@@ -63,6 +109,7 @@ function toResult(node: ConsoleNode, answer: NodeAnswer): ForceReleaseNodeResult
     nodeId: node.id,
     outcome: OUTCOMES[answer.outcome],
     value: answer.holder,
+    pttlMs: answer.pttlMs,
     latencyMs: Math.round(answer.latencyMs * 100) / 100,
   };
 }
@@ -73,14 +120,20 @@ export interface ForceReleaseOptions {
   readonly isHung: (node: ConsoleNode) => boolean;
   /**
    * Called once the check passed (at once with `force: true`), before anything is written: what
-   * to write. `found.redisson`: a node holds the value as a Redisson hash; `found.holder`: the
-   * value a matching node holds (cut past READ_VALUE_MAX_BYTES; null with `force: true`). May throw
-   * to refuse.
+   * to write. May throw to refuse.
    */
-  readonly decide: (found: {
-    readonly redisson: boolean;
-    readonly holder: string | null;
-  }) => Promise<Disposal>;
+  readonly decide: (found: CheckedNodes) => Promise<Disposal>;
+}
+
+/** What the check found (all zero and null with `force: true`, which checks nothing). */
+export interface CheckedNodes {
+  /** A node holds the value as a Redisson hash. */
+  readonly redisson: boolean;
+  /** The value a matching node holds (cut past READ_VALUE_MAX_BYTES). */
+  readonly holder: string | null;
+  /** Nodes holding the value, and their PTTLs (-1: no TTL). */
+  readonly matchedPttlsMs: readonly number[];
+  readonly unreachableCount: number;
 }
 
 /** A lock key and the value (or its digest) the operator saw; neither: any (force: true). */
@@ -101,58 +154,46 @@ export async function forceRelease(
   const compared = expectedValue !== undefined || expectedDigest !== undefined;
   const expected =
     expectedDigest !== undefined ? `digest:${expectedDigest}` : (expectedValue ?? "");
-  // A node that failed one phase is not asked again: it could only time out a second time.
-  const silent = new Set(nodes.filter(options.isHung).map((node) => node.id));
+  const nodesFanOut = fanOut(nodes, options);
   // In the resource's slot, so that a cluster node runs the script (one slot per script) on its shard.
   const markerKey = `${MARKER_PREFIX}${slotHashTag(key)}:${randomUUID()}`;
-  const pending: string[] = [];
-  const runAll = async (request: NodeRequest) => {
-    const asked = nodes.filter((node) => !silent.has(node.id));
-    const answers = await Promise.all(
-      nodes.map((node): Promise<NodeAnswer> | NodeAnswer =>
-        silent.has(node.id)
-          ? { outcome: "unreachable", holder: null, type: null, latencyMs: 0 }
-          : forceReleaseOnNode(node, key, request, options.deadlineMs, markerKey),
-      ),
+  const runAll = async (request: NodeRequest): Promise<NodeAnswer[]> => {
+    const replies = await nodesFanOut.run(request.mode === "check" ? "read" : "write", (node) =>
+      forceReleaseOnNode(node, key, request, markerKey),
     );
-    answers.forEach((answer, index) => {
-      if (answer.outcome !== "unreachable") return;
-      const node = nodes[index]!;
-      silent.add(node.id);
-      if (request.mode !== "check" && asked.includes(node)) pending.push(node.id);
-    });
-    return answers;
+    return replies.map((reply) =>
+      reply.answered
+        ? { ...reply.value, latencyMs: reply.latencyMs }
+        : { ...UNREACHABLE, latencyMs: reply.latencyMs },
+    );
   };
-  let redisson = false;
-  let holder: string | null = null;
-  if (compared) {
-    const checks = await runAll({ mode: "check", expected });
-    if (checks.some((answer) => answer.outcome === "mismatch" || answer.outcome === "not_a_lock")) {
-      return {
-        resource,
-        deletedCount: 0,
-        tombstonedCount: 0,
-        nodes: nodes.map((node, index) => toResult(node, checks[index]!)),
-        valueChanged: true,
-        silentNodeIds: silent,
-        pendingNodeIds: [],
-        markerKey,
-      };
-    }
-    redisson = checks.some((answer) => answer.outcome === "match" && answer.type === "hash");
-    holder = checks.find((answer) => answer.outcome === "match")?.holder ?? null;
-  }
-  const disposal = await options.decide({ redisson, holder });
-  const request: NodeRequest = !compared
-    ? { mode: "any", expected }
-    : disposal.mode === "tombstone"
-      ? { mode: "tombstone", expected, tombstone: disposal.tombstone, ttlMs: disposal.ttlMs }
-      : { mode: "expect", expected };
-  const answers = await runAll(request);
+  const checks = compared ? await runAll({ mode: "check", expected }) : null;
+  const { silentNodeIds, pendingNodeIds } = nodesFanOut;
+  const written = { silentNodeIds, pendingNodeIds, markerKey };
+  if (checks?.some((answer) => answer.outcome === "mismatch" || answer.outcome === "not_a_lock"))
+    return outcomeOf(resource, nodes, checks, written);
+  const disposal = await options.decide(checks ? checkedNodes(checks) : EMPTY_CHECK);
+  if (disposal.mode === "none")
+    return outcomeOf(resource, nodes, unwritten(checked(checks), disposal.reserved), written);
+  const answers = await runAll(
+    disposal.mode === "tombstone"
+      ? { ...disposal, expected: compared ? expected : "" }
+      : { mode: "delete", expected: compared ? expected : "" },
+  );
   // A node that answered needs no marker: only late nodes are asked for theirs later.
   for (const node of nodes) {
-    if (!silent.has(node.id)) void node.client.del(markerKey).catch(() => undefined);
+    if (!silentNodeIds.has(node.id)) void node.client.del(markerKey).catch(() => undefined);
   }
+  return outcomeOf(resource, nodes, answers, written);
+}
+
+/** The outcome of the nodes' `answers` (a check's, when nothing was written). */
+function outcomeOf(
+  resource: string,
+  nodes: readonly ConsoleNode[],
+  answers: readonly NodeAnswer[],
+  written: Pick<ForceReleaseOutcome, "silentNodeIds" | "pendingNodeIds" | "markerKey">,
+): ForceReleaseOutcome {
   const results = nodes.map((node, index) => toResult(node, answers[index]!));
   const count = (outcome: ForceReleaseNodeResult["outcome"]) =>
     results.filter((result) => result.outcome === outcome).length;
@@ -160,10 +201,10 @@ export async function forceRelease(
     resource,
     deletedCount: count("deleted"),
     tombstonedCount: count("tombstoned"),
+    reservedCount: count("reserved"),
+    hashCount: answers.filter((answer) => answer.outcome === "hash").length,
     nodes: results,
     valueChanged: results.some((result) => result.outcome === "mismatch"),
-    silentNodeIds: silent,
-    pendingNodeIds: pending,
-    markerKey,
+    ...written,
   };
 }

@@ -6,14 +6,17 @@ import "server-only";
  * command for an operator to run there. Audited either way, on every reachable node.
  */
 import type { KeyspaceEventsResponse } from "@/lib/api";
-import { ApiError } from "@/lib/api/error-codes";
-import type { ConsoleContext } from "../console";
-import { missingEventFlags } from "../locks/watch/event-flags";
-import { enableCommandFor, readEventFlags } from "../locks/watch/notify-config";
-import type { Actor } from "./audited";
+import { ApiError } from "@/lib/api";
+import type { ActionDeps } from "./deps";
+import { missingEventFlags } from "../locks/watch/events/event-flags";
+import { enableCommandFor, readEventFlags } from "../locks/watch/events/notify-config";
+import { actorRecord, type Actor } from "./audited";
+
+/** The node list and its watches (the index's), and the audit for the change. */
+type KeyspaceEventsDeps = Pick<ActionDeps, "registry" | "index" | "audit">;
 
 /** The node `nodeId` and its watch, or the 4xx saying why the action does not apply to it. */
-function singleNodeOf(ctx: ConsoleContext, nodeId: string) {
+function singleNodeOf(ctx: Pick<ActionDeps, "registry" | "index">, nodeId: string) {
   const index = ctx.registry.nodes.findIndex((node) => node.id === nodeId);
   if (index < 0) throw new ApiError("not_found", `no node "${nodeId}"`);
   const node = ctx.registry.nodes[index]!;
@@ -31,7 +34,7 @@ function singleNodeOf(ctx: ConsoleContext, nodeId: string) {
  * it): the flags it has, and the exact CONFIG SET that adds only those it lacks.
  */
 export async function previewKeyspaceEvents(
-  ctx: ConsoleContext,
+  ctx: Pick<ActionDeps, "registry" | "index">,
   nodeId: string,
 ): Promise<KeyspaceEventsResponse> {
   const { node } = singleNodeOf(ctx, nodeId);
@@ -50,7 +53,7 @@ export async function previewKeyspaceEvents(
 }
 
 export async function turnOnKeyspaceEventsAudited(
-  ctx: ConsoleContext,
+  ctx: KeyspaceEventsDeps,
   actor: Actor,
   nodeId: string,
 ): Promise<KeyspaceEventsResponse> {
@@ -74,9 +77,7 @@ export async function turnOnKeyspaceEventsAudited(
       };
   await ctx.audit.append({
     action: "keyspace-events",
-    actor: actor.principal.label,
-    clientIp: actor.clientIp,
-    userAgent: actor.userAgent,
+    ...actorRecord(actor, "admin"),
     resources: [],
     value: null,
     reason: null,

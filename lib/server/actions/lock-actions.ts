@@ -2,7 +2,10 @@ import "server-only";
 /**
  * Acquire, extend and release through the Redlock library, one attempt each (an operator wants an
  * answer now, not after retries). Failures become 409 when a node refused because the resource is
- * held, 503 when too few nodes answered to decide.
+ * held, 503 when too few nodes answered to decide. Extend and release act only on a lock this
+ * console acquired (409 not_console_lock otherwise, before any node is touched): another holder's
+ * lock is taken by force-release, which tombstones it and tells its holder, and only a holder's own
+ * release lifts a tombstone of its value.
  */
 import type {
   AcquireRequest,
@@ -15,9 +18,11 @@ import { RESERVED_PREFIX } from "@/lib/api";
 import Redlock, { isExecutionError, Lock, type ExecutionError } from "@redlock-console/redlock";
 import { ApiError } from "../errors";
 import type { ConsoleNode } from "../node-registry";
+import { consoleInstanceId, isConsoleLock } from "./console-owner";
 import { describeAttempts, refusedAsHeld } from "./describe-attempts";
 
-export interface ActionDeps {
+/** What the playground's lock calls use: the console's own Redlock and the nodes it locks on. */
+export interface LockDeps {
   readonly redlock: Redlock;
   readonly nodes: readonly ConsoleNode[];
 }
@@ -30,6 +35,14 @@ export function assertNotReserved(resources: readonly string[]): void {
       `Resources under "${RESERVED_PREFIX}" are the library's auxiliary keys, never locks.`,
     );
   }
+}
+
+export const NOT_CONSOLE_LOCK_MESSAGE =
+  "This lock was not acquired by this console: release it with Force release, which reserves it until its holder lets go.";
+
+function assertConsoleLock(deps: LockDeps, value: string): void {
+  if (!isConsoleLock(deps.redlock, value))
+    throw new ApiError("not_console_lock", NOT_CONSOLE_LOCK_MESSAGE);
 }
 
 const elapsedSince = (startMs: number) => Math.round((performance.now() - startMs) * 100) / 100;
@@ -61,17 +74,17 @@ async function failure(
 ): Promise<ApiError> {
   const attempts = await describeAttempts(error.attempts, nodes);
   if (attempts.length === 0 || (await refusedAsHeld(error.attempts)))
-    return new ApiError(heldCode, message, { attempts });
+    return new ApiError(heldCode, message, { details: { attempts } });
   return new ApiError(
     "quorum_unavailable",
     `Too few nodes answered to reach a quorum: ${error.message}`,
-    { attempts },
+    { details: { attempts } },
   );
 }
 
 /** `owner`: the lock's owner labels, naming the console and the operator (console-owner.ts). */
 export async function acquireLock(
-  deps: ActionDeps,
+  deps: LockDeps,
   request: AcquireRequest,
   owner: Record<string, string>,
 ): Promise<LockGrant> {
@@ -80,7 +93,7 @@ export async function acquireLock(
     const lock = await deps.redlock.acquire([...request.resources], request.ttlMs, {
       retryCount: 0,
       fencing: request.fencing ?? false,
-      owner,
+      owner: { ...owner, console: consoleInstanceId(deps.redlock) },
     });
     return await grantOf(lock, request.ttlMs, startMs, deps.nodes);
   } catch (error) {
@@ -94,7 +107,8 @@ export async function acquireLock(
   }
 }
 
-export async function extendLock(deps: ActionDeps, request: ExtendRequest): Promise<LockGrant> {
+export async function extendLock(deps: LockDeps, request: ExtendRequest): Promise<LockGrant> {
+  assertConsoleLock(deps, request.value);
   const startMs = performance.now();
   const handle = deps.redlock.lockByValue([...request.resources], request.value);
   try {
@@ -112,9 +126,10 @@ export async function extendLock(deps: ActionDeps, request: ExtendRequest): Prom
 }
 
 export async function releaseLock(
-  deps: ActionDeps,
+  deps: LockDeps,
   request: ReleaseRequest,
 ): Promise<Omit<ReleaseResponse, "serverTime">> {
+  assertConsoleLock(deps, request.value);
   const startMs = performance.now();
   const handle = deps.redlock.lockByValue([...request.resources], request.value);
   const result = await deps.redlock.release(handle);

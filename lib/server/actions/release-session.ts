@@ -1,148 +1,163 @@
 import "server-only";
 /**
- * `POST /api/sessions/{id}/release`: everything one holder session holds, force-released in one
- * audited action ("this worker is wedged, free everything it took"). The locks are those the live
- * index shows for the session; each is then force-released as `POST /api/locks/force-release`
- * does it (holder-release.ts: compared on every node against the value shown, tombstoned or deleted
- * by the session's liveness, read once, fresh, for all of them; the session notified). A preview
- * says what would be done and writes nothing.
+ * `POST /api/sessions/{id}/release`: everything one holder session holds, in one audited action
+ * ("this worker is wedged, free everything it took"). The locks are those the live index shows for
+ * the session. As on the lock page, a session that is not gone is asked first: each lock gets a
+ * revoke marker and a notice, all with one deadline; past it (or at once with `force: true`) each
+ * lock is force-released as `POST /api/locks/force-release` does it (holder-release.ts), its notice
+ * naming it. The session's liveness is read fresh before every batch of locks, never once for all.
+ * A preview says what would be done and writes nothing.
  */
 import { randomUUID } from "node:crypto";
 import {
+  DEFAULT_REVOKE_DEADLINE_MS,
   MAX_SESSION_RELEASE_LOCKS,
-  type HolderSessionReleaseLock,
   type HolderSessionReleaseRequest,
   type HolderSessionReleaseResponse,
 } from "@/lib/api";
-import type { ConsoleContext } from "../console";
+import type { ActionDeps, FollowUpDeps } from "./deps";
+import type { HolderReleaseDeps } from "./holder-release";
+import { serviceOfValue } from "../auth/authorize";
+import type { Principal } from "../auth/identity";
+import { decideLock } from "../auth/policy";
 import { ApiError } from "../errors";
 import { describeLatin1Key } from "../locks/read/key-name";
 import { isTombstone } from "../locks/read/tombstone";
-import { holdingsBySession } from "../sessions/holdings";
+import type { Liveness } from "../sessions/liveness";
 import { readLiveness } from "../sessions/read-session";
 import type { Actor } from "./audited";
-import { describeWrites } from "./force-release-audited";
-import { followUpPendingNodes } from "./force-release-follow-up";
-import { releaseHolder, type HolderRelease } from "./holder-release";
-
-/** Locks released at once: each is a check and a write on every node. */
-const CONCURRENCY = 8;
-/** Resources named in the audit entry at most (the detail counts the rest). */
-const AUDITED_RESOURCES = 64;
-
-async function inBatches<T, R>(items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  for (let at = 0; at < items.length; at += CONCURRENCY)
-    results.push(...(await Promise.all(items.slice(at, at + CONCURRENCY).map(run))));
-  return results;
-}
-
-function lockResult(key: string, value: string, release: HolderRelease): HolderSessionReleaseLock {
-  const { outcome } = release;
-  return {
-    ...describeLatin1Key(key),
-    value,
-    mode: release.mode,
-    outcome: outcome.valueChanged
-      ? "value_changed"
-      : outcome.deletedCount + outcome.tombstonedCount > 0
-        ? "released"
-        : "absent",
-    deletedCount: outcome.deletedCount,
-    tombstonedCount: outcome.tombstonedCount,
-    nodes: outcome.nodes,
-  };
-}
+import { auditSessionRelease } from "./release-session-audit";
+import {
+  actionFor,
+  askSessionLock,
+  forceSessionLock,
+  inFreshBatches,
+  type SessionLockRun,
+} from "./release-session-lock";
 
 export async function releaseSessionAudited(
-  ctx: ConsoleContext,
+  ctx: HolderReleaseDeps &
+    FollowUpDeps &
+    Pick<ActionDeps, "index" | "sessionHoldings" | "probe" | "metrics">,
   actor: Actor,
   sessionId: string,
   body: HolderSessionReleaseRequest,
 ): Promise<HolderSessionReleaseResponse> {
   const { index } = ctx;
   index.sweep();
-  const holdings = (await holdingsBySession(index, sessionId)).get(sessionId) ?? [];
+  await ctx.sessionHoldings.caughtUp();
+  const holdings = ctx.sessionHoldings.holdingsOf(sessionId);
   const releasing = holdings.filter((holding) => isTombstone(holding.value));
   const candidates = holdings.filter((holding) => !isTombstone(holding.value));
   const chosen = candidates.slice(0, MAX_SESSION_RELEASE_LOCKS);
-  // Read once, fresh from the nodes, for every lock: deciding never trusts the index.
-  const liveness = await readLiveness(ctx.registry.nodes, sessionId, ctx.nodeDeadlineMs);
+  assertEveryLockInScope(actor.principal, chosen);
+  const force = body.force ?? false;
+  // Fresh from the nodes: deciding never trusts the index.
+  const readNow = () => readLiveness(ctx.registry.nodes, sessionId, ctx.nodeDeadlineMs);
+  const first = await readNow();
   const base = {
     sessionId,
-    holderState: liveness.state,
+    holderState: first.state,
     remaining: candidates.length - chosen.length,
     alreadyReleasing: releasing.length,
     indexComplete: index.complete,
     unreachableNodes: index.unreachableNodes(),
   };
   if (body.preview) {
-    const mode = liveness.state === "gone" ? "deleted" : "tombstoned";
+    const action = actionFor(first, force);
     return {
       serverTime: Date.now(),
       ...base,
       preview: true,
       auditId: null,
-      locks: chosen.map(({ key, value }) => ({ ...describeLatin1Key(key), value, mode })),
+      deadlineAt: null,
+      // A force-release replaces a value with validity left by a tombstone, whatever the liveness.
+      locks: chosen.map(({ key, value }) => ({
+        ...describeLatin1Key(key),
+        value,
+        action,
+        holderState: first.state,
+        mode: "tombstoned" as const,
+      })),
     };
   }
-  if (chosen.length === 0 && releasing.length === 0 && liveness.lastSeenAt === null)
+  if (chosen.length === 0 && releasing.length === 0 && first.lastSeenAt === null)
     throw new ApiError(
       "not_found",
       `No holder session ${sessionId}: no node has its heartbeat, and it holds nothing.`,
     );
-  const auditId = randomUUID();
-  const known = new Map([[sessionId, liveness]]);
-  const releases = await inBatches(chosen, async ({ key, value }) => ({
-    key,
-    value,
-    release: await releaseHolder(
-      { ctx, by: actor.principal.label, auditId, known },
-      { key: Buffer.from(key, "latin1"), expectedValue: value, reason: body.reason },
-    ),
-  }));
-  void ctx.probe.runOnce();
-  const locks = releases.map(({ key, value, release }) => lockResult(key, value, release));
-  const count = (outcome: HolderSessionReleaseLock["outcome"]) =>
-    locks.filter((lock) => lock.outcome === outcome).length;
-  const resources = locks.map((lock) => lock.resource);
-  const silent = new Set(releases.flatMap(({ release }) => [...release.outcome.silentNodeIds]));
-  const record = {
-    action: "release-session" as const,
-    actor: actor.principal.label,
-    clientIp: actor.clientIp,
-    userAgent: actor.userAgent,
-    resources: resources.slice(0, AUDITED_RESOURCES),
-    value: null,
+  const askedAt = Date.now();
+  const run: SessionLockRun = {
+    ctx,
+    sessionId,
+    auditId: randomUUID(),
+    by: actor.principal.label,
     reason: body.reason,
+    askedAt,
+    deadlineAt: askedAt + (body.deadlineMs ?? DEFAULT_REVOKE_DEADLINE_MS),
   };
-  const detail =
-    `holder session ${sessionId} (${liveness.state}): ${locks.length} lock(s): ` +
-    `${count("released")} released (${describeWrites(sumOf(releases))}), ` +
-    `${count("value_changed")} changed since (left alone), ${count("absent")} already gone` +
-    (resources.length > AUDITED_RESOURCES
-      ? `; ${resources.length - AUDITED_RESOURCES} more resource(s) not named here`
-      : "") +
-    (base.remaining > 0 ? `; ${base.remaining} more lock(s) left for another release` : "");
-  const entry = await ctx.audit.append(
-    { ...record, outcome: count("value_changed") > 0 ? "failure" : "success", detail },
-    silent,
-    auditId,
+  // The first batch decides on the read just made; every later batch reads again.
+  let unused: Liveness | null = first;
+  const fresh = async () => {
+    const liveness = unused ?? (await readNow());
+    unused = null;
+    return liveness;
+  };
+  const results = await inFreshBatches(chosen, fresh, (holding, liveness) =>
+    actionFor(liveness, force) === "ask"
+      ? askSessionLock(run, holding, liveness)
+      : forceSessionLock(run, holding, liveness),
   );
-  for (const { key, release } of releases) {
-    if (release.outcome.pendingNodeIds.length > 0)
-      void followUpPendingNodes(ctx, entry.id, release.outcome, {
-        ...record,
-        resources: [describeLatin1Key(key).resource],
-      });
-  }
+  void ctx.probe.runOnce();
+  const locks = results.map((result) => result.lock);
+  const asked = locks.some((lock) => lock.outcome === "asked");
+  await auditSessionRelease(ctx, actor, {
+    sessionId,
+    auditId: run.auditId,
+    holderState: first.state,
+    reason: body.reason,
+    results,
+    deadlineAt: run.deadlineAt,
+    remaining: base.remaining,
+  });
   ctx.metrics.recordAction("release-session", "success");
-  return { serverTime: Date.now(), ...base, preview: false, auditId, locks };
+  return {
+    serverTime: Date.now(),
+    ...base,
+    preview: false,
+    auditId: run.auditId,
+    deadlineAt: asked ? run.deadlineAt : null,
+    locks,
+  };
 }
 
-/** The write counts of every release, summed (for the audit line). */
-function sumOf(releases: ReadonlyArray<{ release: HolderRelease }>) {
-  const sum = (field: "deletedCount" | "tombstonedCount") =>
-    releases.reduce((total, { release }) => total + release.outcome[field], 0);
-  return { deletedCount: sum("deletedCount"), tombstonedCount: sum("tombstonedCount") };
+/** Locks named in a refusal at most; the count says how many more. */
+const NAMED_LOCKS_MAX = 10;
+
+/**
+ * Every lock the release would touch must be within one grant's scope: otherwise the whole request
+ * is refused (403, nothing written), naming the locks out of scope. Each value is the one the
+ * release compares on the nodes, so its service is the service of what would be written.
+ */
+function assertEveryLockInScope(
+  principal: Principal,
+  locks: ReadonlyArray<{ key: string; value: string }>,
+): void {
+  const refused = locks.flatMap(({ key, value }) => {
+    const target = { resource: describeLatin1Key(key).resource, service: serviceOfValue(value) };
+    const decision = decideLock(principal.grants, "release-session", target);
+    return decision.allowed ? [] : [{ target, reason: decision.reason }];
+  });
+  if (refused.length === 0) return;
+  const named = refused
+    .slice(0, NAMED_LOCKS_MAX)
+    .map(({ target }) =>
+      target.service === null ? target.resource : `${target.resource} (service ${target.service})`,
+    );
+  const more =
+    refused.length > NAMED_LOCKS_MAX ? ` and ${refused.length - NAMED_LOCKS_MAX} more` : "";
+  throw new ApiError(
+    "forbidden",
+    `${refused.length} of this session's ${locks.length} lock(s) are outside your scope, so nothing was released: ${named.join(", ")}${more}. ${refused[0]!.reason}`,
+  );
 }

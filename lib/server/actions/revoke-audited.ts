@@ -10,13 +10,14 @@ import { randomUUID } from "node:crypto";
 import type { RevokeMarker } from "@redlock-console/redlock";
 import { DEFAULT_REVOKE_DEADLINE_MS, type RevokeRequest, type RevokeResponse } from "@/lib/api";
 import type { AuditRecord } from "../audit/audit-trail";
-import type { ConsoleContext } from "../console";
+import type { NodeDeps, RecordDeps } from "./deps";
+import { assertLockAction, serviceOfValue } from "../auth/authorize";
 import { ApiError } from "../errors";
 import { describeKey } from "../locks/read/key-name";
 import { sessionOfValue } from "../locks/read/ownership";
 import { isTombstone } from "../locks/read/tombstone";
 import { publishNotice } from "../sessions/notice";
-import type { Actor } from "./audited";
+import { actorRecord, type Actor } from "./audited";
 import { keyOf } from "./force-release";
 import { revokeOnNodes } from "./revoke";
 import { followUpRevoke } from "./revoke-follow-up";
@@ -25,18 +26,21 @@ const NO_SESSION =
   "This holder has no session (its value carries no session id: another library, or session: false), so it cannot be asked to release: it can only be force-released.";
 
 export async function revokeAudited(
-  ctx: ConsoleContext,
+  ctx: NodeDeps & RecordDeps,
   actor: Actor,
   body: RevokeRequest,
 ): Promise<RevokeResponse> {
   const key = keyOf(body);
   const { resource } = describeKey(key);
+  // The marker is written only where the nodes hold exactly this value: its service is the lock's.
+  assertLockAction(actor.principal, "revoke", {
+    resource,
+    service: serviceOfValue(body.expectedValue),
+  });
   const auditId = randomUUID();
   const record = (outcome: "success" | "failure", detail: string): AuditRecord => ({
     action: "revoke",
-    actor: actor.principal.label,
-    clientIp: actor.clientIp,
-    userAgent: actor.userAgent,
+    ...actorRecord(actor, "operator"),
     resources: [resource],
     value: body.expectedValue,
     reason: body.reason,
@@ -85,7 +89,10 @@ export async function revokeAudited(
   if (outcome.valueChanged) {
     const message =
       "A node holds another value than expected: the lock changed hands since you looked.";
-    return refuse(new ApiError("value_changed", message, response), outcome.silentNodeIds);
+    return refuse(
+      new ApiError("value_changed", message, { details: response }),
+      outcome.silentNodeIds,
+    );
   }
   if (outcome.markedCount < quorumSize) {
     // The holder's library acts only on a majority of markers: fewer ask nobody.
@@ -95,12 +102,12 @@ export async function revokeAudited(
         ? new ApiError(
             "quorum_unavailable",
             `Marked on ${outcome.markedCount} node(s) only, ${unreachable} did not answer: the holder needs the marker on ${quorumSize}.`,
-            response,
+            { details: response },
           )
         : new ApiError(
             "value_changed",
             `The lock is no longer held with this value on a majority (${outcome.markedCount} of ${quorumSize} needed): it was released or expired.`,
-            response,
+            { details: response },
           );
     return refuse(error, outcome.silentNodeIds);
   }

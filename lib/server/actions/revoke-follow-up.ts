@@ -4,11 +4,12 @@ import "server-only";
  * setting `releasedAt` in the revoke marker (docs/holder-sessions.md). The markers are read on every
  * node until one shows it, or until the deadline plus a grace period; either way one audit entry
  * follows the revoke's: "released by the holder after N ms", or "holder did not release before the
- * deadline" (with whether the lock is still held).
+ * deadline" (with whether the lock is still held). The entry carries the same as fields
+ * (`followUpOf`, `holderDid`, `releasedAfterMs`) for the browser, which never parses `detail`.
  */
 import { decodeRevokeMarker, revokeKey, type RevokeMarker } from "@redlock-console/redlock";
 import type { AuditRecord } from "../audit/audit-trail";
-import type { ConsoleContext } from "../console";
+import type { FollowUpDeps } from "./deps";
 import { logger } from "../logger";
 import { withDeadline, type ConsoleNode } from "../node-registry";
 
@@ -35,7 +36,7 @@ async function releasedAtOn(
   }
 }
 
-async function stillHeldOn(ctx: ConsoleContext, key: Buffer, value: string): Promise<number> {
+async function stillHeldOn(ctx: FollowUpDeps, key: Buffer, value: string): Promise<number> {
   const holds = await Promise.all(
     ctx.registry.nodes.map((node) =>
       withDeadline(node.client.get(key), ctx.nodeDeadlineMs).then(
@@ -47,12 +48,12 @@ async function stillHeldOn(ctx: ConsoleContext, key: Buffer, value: string): Pro
   return holds.filter(Boolean).length;
 }
 
-const closed = (ctx: ConsoleContext) =>
+const closed = (ctx: FollowUpDeps) =>
   ctx.registry.nodes.every((node) => node.client.status === "end");
 
 /** Watches the markers until the holder records its release or the deadline (plus grace) passes. */
 export async function followUpRevoke(
-  ctx: ConsoleContext,
+  ctx: FollowUpDeps,
   revoke: { readonly key: Buffer; readonly marker: RevokeMarker; readonly quorumSize: number },
   record: Omit<AuditRecord, "outcome" | "detail">,
 ): Promise<void> {
@@ -66,10 +67,14 @@ export async function followUpRevoke(
       );
       const releasedAt = found.find((at) => at !== null);
       if (releasedAt !== undefined && releasedAt !== null) {
+        const releasedAfterMs = Math.max(0, Math.round(releasedAt - marker.at));
         await ctx.audit.append({
           ...record,
+          followUpOf: marker.auditId,
           outcome: "success",
-          detail: `${follow}: released by the holder after ${Math.max(0, releasedAt - marker.at)} ms`,
+          holderDid: "released",
+          releasedAfterMs,
+          detail: `${follow}: released by the holder after ${releasedAfterMs} ms`,
         });
         return;
       }
@@ -79,7 +84,9 @@ export async function followUpRevoke(
     const held = await stillHeldOn(ctx, key, marker.value);
     await ctx.audit.append({
       ...record,
+      followUpOf: marker.auditId,
       outcome: "failure",
+      holderDid: held >= quorumSize ? "did-not-release" : "no-record",
       detail:
         held >= quorumSize
           ? `${follow}: holder did not release before the deadline: still held on ${held} node(s); force-release it`

@@ -6,8 +6,14 @@ import "server-only";
  * holds another value.
  */
 import type { RevokeNodeResult } from "@/lib/api";
-import { defineScript, revokeKey, type RevokeMarker } from "@redlock-console/redlock";
-import { withDeadline, type ConsoleNode } from "../node-registry";
+import {
+  defineScript,
+  encodeRevokeMarker,
+  revokeKey,
+  type RevokeMarker,
+} from "@redlock-console/redlock";
+import type { ConsoleNode } from "../node-registry";
+import { fanOut, type FanOutOptions } from "./fan-out";
 
 type RevokeOutcome = "marked" | "match" | "mismatch" | "absent" | "not_a_lock";
 
@@ -43,16 +49,8 @@ const OUTCOMES: Record<RevokeOutcome | "unreachable", RevokeNodeResult["outcome"
   unreachable: "unreachable",
 };
 
-/** The marker's JSON, in the contract's field order (the library decodes it, and adds `releasedAt`). */
-export const encodeRevokeMarker = (marker: RevokeMarker): string =>
-  JSON.stringify({
-    auditId: marker.auditId,
-    by: marker.by,
-    reason: marker.reason,
-    at: marker.at,
-    deadlineAt: marker.deadlineAt,
-    value: marker.value,
-  });
+/** The marker's JSON: the library's encoder (the protocol's; the holder's library adds `releasedAt`). */
+export { encodeRevokeMarker };
 
 export interface RevokeNodesOutcome {
   readonly nodes: RevokeNodeResult[];
@@ -62,38 +60,22 @@ export interface RevokeNodesOutcome {
   readonly silentNodeIds: ReadonlySet<string>;
 }
 
+/** Runs the script on `node` (its deadline, and what no answer means, are fan-out.ts's). */
 async function onNode(
   node: ConsoleNode,
   key: Buffer,
   mode: "check" | "mark",
   marker: RevokeMarker,
-  deadlineMs: number,
-): Promise<RevokeNodeResult> {
-  const startMs = performance.now();
-  const latencyMs = () => Math.round((performance.now() - startMs) * 100) / 100;
-  try {
-    const [outcome, holder] = await withDeadline(
-      REVOKE_SCRIPT.run(
-        node.client,
-        [key, revokeKey(key)],
-        [
-          mode,
-          marker.value,
-          encodeRevokeMarker(marker),
-          Math.max(0, marker.deadlineAt - Date.now()),
-        ],
-      ),
-      deadlineMs,
-    );
-    return {
-      nodeId: node.id,
-      outcome: OUTCOMES[outcome],
-      value: outcome === "absent" || outcome === "not_a_lock" ? null : holder,
-      latencyMs: latencyMs(),
-    };
-  } catch {
-    return { nodeId: node.id, outcome: "unreachable", value: null, latencyMs: latencyMs() };
-  }
+): Promise<Pick<RevokeNodeResult, "outcome" | "value">> {
+  const [outcome, holder] = await REVOKE_SCRIPT.run(
+    node.client,
+    [key, revokeKey(key)],
+    [mode, marker.value, encodeRevokeMarker(marker), Math.max(0, marker.deadlineAt - Date.now())],
+  );
+  return {
+    outcome: OUTCOMES[outcome],
+    value: outcome === "absent" || outcome === "not_a_lock" ? null : holder,
+  };
 }
 
 /** Checks every node, then marks those holding `marker.value`; nothing is marked if one holds another. */
@@ -101,19 +83,19 @@ export async function revokeOnNodes(
   nodes: readonly ConsoleNode[],
   key: Buffer,
   marker: RevokeMarker,
-  options: { readonly deadlineMs: number; readonly isHung: (node: ConsoleNode) => boolean },
+  options: FanOutOptions,
 ): Promise<RevokeNodesOutcome> {
-  const silent = new Set(nodes.filter(options.isHung).map((node) => node.id));
-  const runAll = async (mode: "check" | "mark") => {
-    const results = await Promise.all(
-      nodes.map((node) =>
-        silent.has(node.id)
-          ? { nodeId: node.id, outcome: "unreachable" as const, value: null, latencyMs: 0 }
-          : onNode(node, key, mode, marker, options.deadlineMs),
-      ),
+  const nodesFanOut = fanOut(nodes, options);
+  const silent = nodesFanOut.silentNodeIds;
+  const runAll = async (mode: "check" | "mark"): Promise<RevokeNodeResult[]> => {
+    const replies = await nodesFanOut.run(mode === "check" ? "read" : "write", (node) =>
+      onNode(node, key, mode, marker),
     );
-    for (const result of results) if (result.outcome === "unreachable") silent.add(result.nodeId);
-    return results;
+    return replies.map((reply) => ({
+      nodeId: reply.nodeId,
+      ...(reply.answered ? reply.value : { outcome: "unreachable" as const, value: null }),
+      latencyMs: Math.round(reply.latencyMs * 100) / 100,
+    }));
   };
   const checks = await runAll("check");
   const changed = (results: RevokeNodeResult[]) =>

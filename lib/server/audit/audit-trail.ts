@@ -9,11 +9,17 @@ import { randomUUID } from "node:crypto";
 import type { AuditEntry } from "@/lib/api";
 import { logger } from "../logger";
 import { withDeadline, type ConsoleNode } from "../node-registry";
+import { isFiltered, searchAudit, type AuditFilter } from "./audit-search";
 import { fromStreamFields, toStreamFields } from "./stream-codec";
 
 export const AUDIT_STREAM = "redlock:audit";
 
-export type AuditRecord = Omit<AuditEntry, "id" | "at" | "nodes">;
+type FollowUpField = "followUpOf" | "holderDid" | "releasedAfterMs";
+/** The person behind the actor label (actor-fields.ts fills them from the Principal). */
+export type PersonField = "person" | "credential" | "tokenName" | "role" | "rule" | "incident";
+/** What a writer gives: the follow-up fields only when the entry is a follow-up. */
+export type AuditRecord = Omit<AuditEntry, "id" | "at" | "nodes" | FollowUpField | PersonField> &
+  Partial<Pick<AuditEntry, FollowUpField | PersonField>>;
 
 export interface AuditTrail {
   /**
@@ -21,8 +27,11 @@ export interface AuditTrail {
    * `id`: the entry's id when the action needed it before (a tombstone and a notice carry it).
    */
   append(record: AuditRecord, skipNodeIds?: ReadonlySet<string>, id?: string): Promise<AuditEntry>;
-  /** Newest first, merged across nodes. */
-  read(limit: number): Promise<{ entries: AuditEntry[]; unreachableNodes: string[] }>;
+  /** Newest first, merged across nodes; with a filter, looked for (audit-search.ts). */
+  read(
+    limit: number,
+    filter?: AuditFilter,
+  ): Promise<{ entries: AuditEntry[]; unreachableNodes: string[]; scanLimitReached?: boolean }>;
 }
 
 /**
@@ -38,7 +47,21 @@ export function createAuditTrail(
 ): AuditTrail {
   return {
     async append(record, skipNodeIds = new Set(), id = randomUUID()) {
-      const entry: AuditEntry = { ...record, id, at: Date.now(), nodes: [] };
+      const entry: AuditEntry = {
+        followUpOf: null,
+        holderDid: null,
+        releasedAfterMs: null,
+        person: null,
+        credential: null,
+        tokenName: null,
+        role: null,
+        rule: null,
+        incident: null,
+        ...record,
+        id,
+        at: Date.now(),
+        nodes: [],
+      };
       const fields = toStreamFields(entry);
       const written = await Promise.all(
         nodes.map((node) =>
@@ -63,7 +86,9 @@ export function createAuditTrail(
       return stored;
     },
 
-    async read(limit) {
+    async read(limit, filter) {
+      if (filter && isFiltered(filter))
+        return searchAudit(AUDIT_STREAM, nodes, deadlineMs, limit, filter);
       const replies = await Promise.all(
         nodes.map((node) =>
           withDeadline(

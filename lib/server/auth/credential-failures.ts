@@ -46,8 +46,7 @@ export function createCredentialFailures(
       throw new ApiError(
         "rate_limited",
         `Too many wrong credentials from this client: retry in ${retryAfterS} s.`,
-        undefined,
-        { "retry-after": String(retryAfterS) },
+        { headers: { "retry-after": String(retryAfterS) } },
       );
     },
     record(request, kind) {

@@ -10,16 +10,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 
 export const SESSION_COOKIE = "redlock_console_session";
 
-export interface Principal {
-  readonly kind: "token" | "session";
-  /**
-   * Label for audit lines: "token" for the bearer token, "session:<8 chars of its random nonce>"
-   * for a browser session. Never derived from the token, since audit lines are public.
-   */
-  readonly label: string;
-  /** Session expiry (epoch ms); null for bearer tokens. */
-  readonly expiresAt: number | null;
-}
+export type { Principal } from "./identity";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest();
 
@@ -28,10 +19,16 @@ export function safeEqual(given: string, expected: string): boolean {
   return timingSafeEqual(sha256(given), sha256(expected));
 }
 
-/** A session's audit label: a prefix of its random nonce (which proves nothing without the MAC). */
+/**
+ * A break-glass sign-in's audit label: a prefix of its random nonce (which proves nothing without
+ * the MAC), "break-glass (sign-in 7Q2gyTNM)".
+ */
 export function sessionLabel(nonce: string): string {
-  return `session:${nonce.slice(0, 8)}`;
+  return `break-glass (sign-in ${nonce.slice(0, 8)})`;
 }
+
+/** The bearer admin token's audit label: nothing derived from the token. */
+export const BEARER_LABEL = "break-glass (token)";
 
 function sign(adminToken: string, payload: string): string {
   return createHmac("sha256", sha256(`session:${adminToken}`))

@@ -7,10 +7,10 @@ import "server-only";
  * node): a contender proven gone stops waiting then, not when its entry lapses.
  */
 import type { ContentionResponse } from "@/lib/api";
-import { MAX_CHAINS_LISTED, MAX_CYCLES_LISTED } from "@/lib/api";
+import { MAX_CHAINS_LISTED, MAX_CYCLES_LISTED, MAX_WAITS_LISTED } from "@/lib/api";
 import type { Registry } from "prom-client";
 import type { ConsoleConfig } from "../config";
-import type { LiveIndex } from "../locks/rows/live-index";
+import type { IndexHandler, LiveIndex } from "../locks/rows/live-index";
 import { logger } from "../logger";
 import type { ConsoleNode } from "../node-registry";
 import { Episodes } from "./episodes";
@@ -20,12 +20,18 @@ import { ObjectiveTracker } from "./objectives";
 import { endGoneWaits, probeAbsentLocks } from "./node-reads";
 import { detectionBoundMs, emptyGraph, participantsNamed, TICK_MS } from "./response";
 import { findPaths, type Paths } from "./paths";
+import { listWaits } from "./wait-list";
 import { serviceOfLabels, WaitStats } from "./wait-stats";
 import { WaitTracker } from "./wait-tracker";
 
 const LIVENESS_INTERVAL_MS = 2_000;
 
 export interface Contention {
+  /**
+   * What the tracker hears of the index: every key's latest change (registered by the composition
+   * root with a "coalesced" queue: a wait only needs the key's newest reads).
+   */
+  readonly indexHandler: IndexHandler;
   graph(): ContentionResponse;
   readonly stats: WaitStats;
   readonly objectives: ObjectiveTracker;
@@ -72,19 +78,31 @@ export function createContention(options: ContentionOptions): Contention {
       );
     },
   });
-  index.listenWaits((key, reads) => tracker.update(key, reads));
+  const indexHandler: IndexHandler = {
+    change: (change) => tracker.update(change.key, change.reads, change.atMs),
+  };
   const episodes = new Episodes(() => metric.episodes.inc());
   let latest: ContentionResponse = emptyGraph(Date.now());
 
-  let built: { version: number; graph: WaitGraph; paths: Paths } | null = null;
+  let built: {
+    version: number;
+    graph: WaitGraph;
+    paths: Paths;
+    waitList: ContentionResponse["waitList"];
+  } | null = null;
   const tick = (nowMs = Date.now()) => {
     tracker.sweep(nowMs);
     // The graph changes only when a wait starts or ends or a holder changes: rebuilt only then.
     if (built?.version !== tracker.version) {
       const graph = buildGraph(tracker.locks());
-      built = { version: tracker.version, graph, paths: findPaths(graph, MAX_CHAINS_LISTED) };
+      built = {
+        version: tracker.version,
+        graph,
+        paths: findPaths(graph, MAX_CHAINS_LISTED),
+        waitList: listWaits(tracker.locks(), MAX_WAITS_LISTED),
+      };
     }
-    const { graph, paths } = built;
+    const { graph, paths, waitList } = built;
     const cycles = episodes.observe(paths.cycles, nowMs).map(({ cycle, episode }) => ({
       ...cycle,
       episodeId: episode.id,
@@ -103,6 +121,7 @@ export function createContention(options: ContentionOptions): Contention {
         ...cycles.slice(0, MAX_CYCLES_LISTED),
       ]),
       waits: graph.waits,
+      waitList,
       cycleEpisodesTotal: episodes.total,
       detectionBoundMs: detectionBoundMs(index, nowMs),
       partial: !index.complete || index.truncated,
@@ -139,6 +158,7 @@ export function createContention(options: ContentionOptions): Contention {
   }, LIVENESS_INTERVAL_MS);
   liveness.unref();
   return {
+    indexHandler,
     graph: () => latest,
     stats,
     objectives,

@@ -33,6 +33,7 @@ export function emptyGraph(nowMs: number): ContentionResponse {
     cycles: [],
     participants: {},
     waits: 0,
+    waitList: [],
     cycleEpisodesTotal: 0,
     detectionBoundMs: TICK_MS + EVENT_MARGIN_MS,
     partial: true,

@@ -1,5 +1,5 @@
 /**
- * Every live wait, kept current from the live index's changes (LiveIndex.listenWaits): per lock, its
+ * Every live wait, kept current from the live index's changes (its handler: monitor.ts): per lock, its
  * holder and the waiter entries the nodes list (the union over nodes, by entry id: each contender
  * lists itself on every node it can). A wait starts at its entry's `firstFailedAt` (else `since`)
  * and ends when the console sees its entry leave (the outcomes: live-wait.ts). An entry that lapses
@@ -62,7 +62,7 @@ export class WaitTracker {
     return found;
   }
 
-  /** The index changed `key` (LiveIndex.listenWaits). Cheap when nobody waits there. */
+  /** The index changed `key` (the monitor's index handler). Cheap when nobody waits there. */
   update(key: string, reads: Reads, nowMs = Date.now()): void {
     let lock = this.#locks.get(key);
     // The common case, every change of an uncontended lock: no allocation.

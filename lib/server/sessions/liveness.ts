@@ -1,12 +1,19 @@
 /**
  * A holder session's liveness from what each lock node says of it, exactly as docs/holder-sessions.md
- * fixes it. Pure: the reads are read-session.ts's. A false "gone" is unsafe (force-release then frees
- * the lock without waiting for a holder that may still run), a false "unresponsive" only costs time,
- * so every doubt (a node that did not answer, restarted recently, closes idle clients by itself, a
- * heartbeat that cannot be read, a connection whose state is unknown) counts against "gone".
+ * fixes it. Pure: the reads are read-session.ts's. "Gone" is a guess, never proof (a closed TCP
+ * connection may be a proxy's, a network cut's or a process that closed its own clients), so every
+ * doubt counts against it: a node that did not answer, restarted recently, may have closed idle
+ * clients by itself since the heartbeat was written, changed the primary serving the session key
+ * since then, a heartbeat that cannot be read, a connection whose state is unknown, and any fresh
+ * heartbeat anywhere.
  */
 import type { HolderSessionState } from "@/lib/api";
-import { DEFAULT_HEARTBEAT_MS, lateAfterMs, sessionWindowMs } from "@redlock-console/redlock";
+import {
+  DEFAULT_HEARTBEAT_MS,
+  lateAfterMs,
+  quorumSize,
+  sessionWindowMs,
+} from "@redlock-console/redlock";
 import { parseHeartbeat, type Heartbeat } from "./session-keys";
 
 /** What one lock node said of the session. */
@@ -16,11 +23,19 @@ export interface SessionReading {
   /** The node's `uptime_in_seconds` (a cluster node: of the primary owning the session key); null if unknown. */
   readonly uptimeS: number | null;
   /**
-   * The server's idle-client `timeout` (CONFIG GET timeout, s; 0: never); null if unknown (CONFIG
-   * refused or renamed). A server that closes idle clients closes a paused holder's connection
-   * too, so a closed connection there proves no crash.
+   * How long before this read began the server's idle-client `timeout` had been observed 0
+   * without interruption (the periodic reads and this read's own); null when it is not 0 now or
+   * cannot be read. A server that closes idle clients closes a paused holder's connection too, so
+   * a connection closed there proves nothing unless `timeout` was 0 all along since the heartbeat.
    */
-  readonly idleTimeoutS: number | null;
+  readonly timeoutZeroForMs: number | null;
+  /**
+   * How long before this read began the server answering for the session key had been observed
+   * serving it without interruption (a single node: the console's connection to it, which a
+   * restart drops; a cluster node: the primary serving the key's slot, by CLUSTER MYID); null
+   * when unknown. After a failover the replicated heartbeat names a connection of the old primary.
+   */
+  readonly keyServerForMs: number | null;
   /** The session key's value; null when absent. */
   readonly sessionValue: string | null;
   /** The session key's PTTL (-2 absent, -1 no TTL). */
@@ -37,38 +52,53 @@ export interface Liveness {
   readonly labels: Record<string, string>;
 }
 
+/**
+ * Since when a condition has held on every read, after one more read at `nowMs`: kept while it
+ * holds, restarted at `nowMs` when it starts holding, null when it does not hold (or is unknown).
+ */
+export function nextSince(sinceMs: number | null, holds: boolean, nowMs: number): number | null {
+  return holds ? (sinceMs ?? nowMs) : null;
+}
+
 const UNKNOWN: Liveness = { state: "unknown", lastSeenAt: null, labels: {} };
 
 interface NodeView {
-  readonly counted: boolean;
   readonly heartbeat: Heartbeat | null;
   /** SESSION_WINDOW − PTTL: how long ago the heartbeat was written (node time); null when unreadable. */
   readonly ageMs: number | null;
   /** No heartbeat, or one older than LATE_AFTER. */
   readonly late: boolean;
-  readonly connectionClosed: boolean;
+  /** The node may say "closed": late, its connection closed, and nothing else could have closed it. */
+  readonly provesGone: boolean;
 }
 
-function viewOf(reading: SessionReading, countAfterMs: number): NodeView {
-  const counted =
-    reading.uptimeS !== null && reading.uptimeS * 1000 > countAfterMs && reading.idleTimeoutS === 0;
+/**
+ * Whether a closed connection on this node says anything: up longer than the window (a key written
+ * before a restart names a connection of another life), and since before the heartbeat was written
+ * (`ageMs` ago, measured at or after the read began) `timeout` 0 and the same server for the key.
+ */
+function counts(reading: SessionReading, ageMs: number, windowMs: number): boolean {
+  const since = (forMs: number | null) => forMs !== null && forMs >= ageMs;
+  return (
+    reading.uptimeS !== null &&
+    reading.uptimeS * 1000 > windowMs &&
+    since(reading.timeoutZeroForMs) &&
+    since(reading.keyServerForMs)
+  );
+}
+
+function viewOf(reading: SessionReading, windowMs: number): NodeView {
   if (reading.sessionValue === null || reading.pttlMs === -2)
     // Missing: older than the window, so late; but it proves nothing of the connection.
-    return { counted, heartbeat: null, ageMs: null, late: true, connectionClosed: false };
+    return { heartbeat: null, ageMs: null, late: true, provesGone: false };
   const heartbeat = parseHeartbeat(reading.sessionValue);
   // A key without a TTL, or a value that is no heartbeat, has no age: neither fresh nor late.
-  const ageMs =
-    heartbeat && reading.pttlMs >= 0
-      ? Math.max(0, sessionWindowMs(heartbeat.heartbeatMs) - reading.pttlMs)
-      : null;
-  return {
-    counted,
-    heartbeat,
-    ageMs,
-    late: ageMs !== null && ageMs > lateAfterMs(heartbeat!.heartbeatMs),
-    connectionClosed:
-      heartbeat !== null && heartbeat.clientId !== null && reading.clientConnected === false,
-  };
+  if (!heartbeat || reading.pttlMs < 0)
+    return { heartbeat, ageMs: null, late: false, provesGone: false };
+  const ageMs = Math.max(0, sessionWindowMs(heartbeat.heartbeatMs) - reading.pttlMs);
+  const late = ageMs > lateAfterMs(heartbeat.heartbeatMs);
+  const closed = heartbeat.clientId !== null && reading.clientConnected === false;
+  return { heartbeat, ageMs, late, provesGone: late && closed && counts(reading, ageMs, windowMs) };
 }
 
 /**
@@ -81,7 +111,7 @@ export function deriveLiveness(
   nowMs: number,
 ): Liveness {
   if (sessionId === null) return UNKNOWN;
-  const majority = Math.floor(readings.length / 2) + 1;
+  const majority = quorumSize(readings.length);
   const answered = readings.filter((reading) => reading.answered);
   // A node counts only once up longer than the session window: the longest any heartbeat names
   // (one process writes them all alike); the library's default when none can be read, though a
@@ -93,16 +123,17 @@ export function deriveLiveness(
   const heartbeatMs = named.length > 0 ? Math.max(...named) : DEFAULT_HEARTBEAT_MS;
   const views = answered.map((reading) => viewOf(reading, sessionWindowMs(heartbeatMs)));
   const fresh = views.filter((view) => view.ageMs !== null && !view.late).length;
-  const provedGone = views.filter(
-    (view) => view.counted && view.late && view.connectionClosed,
-  ).length;
+  const provedGone = views.filter((view) => view.provesGone).length;
   const aged = views.filter((view) => view.ageMs !== null);
   const youngest = aged.reduce<NodeView | null>(
     (best, view) => (best === null || view.ageMs! < best.ageMs! ? view : best),
     null,
   );
   return {
-    state: fresh >= majority ? "alive" : provedGone >= majority ? "gone" : "unresponsive",
+    // One fresh heartbeat anywhere says the holder still runs: the nodes it cannot reach (a
+    // proxy restarting, a network cut) are no evidence that it stopped.
+    state:
+      fresh >= majority ? "alive" : fresh === 0 && provedGone >= majority ? "gone" : "unresponsive",
     lastSeenAt: youngest ? nowMs - youngest.ageMs! : null,
     labels:
       youngest?.heartbeat?.labels ?? views.find((view) => view.heartbeat)?.heartbeat?.labels ?? {},

@@ -1,13 +1,13 @@
 import "server-only";
 /**
  * The console's notice to a holder session (docs/holder-sessions.md): one PUBLISH on every lock node
- * to `redlock:notice:{<sessionId>}`. Only a hint: the holder's library acts only once it finds the
- * console's mark (the tombstone, or the revoke marker) on a majority of the nodes.
+ * to `redlock:notice:{<sessionId>}`, in the library's format (encodeNotice). Only a hint: the
+ * holder's library acts only once it finds the console's mark (the tombstone, or the revoke marker)
+ * on a majority of the nodes.
  */
-import { noticeChannel } from "@redlock-console/redlock";
+import { encodeNotice, noticeChannel } from "@redlock-console/redlock";
 import type { ConsoleNode } from "../node-registry";
 import { withDeadline } from "../node-registry";
-import { describeKey } from "../locks/read/key-name";
 
 export interface Notice {
   readonly kind: "force-release" | "revoke";
@@ -26,11 +26,9 @@ export async function publishNotice(
   deadlineMs: number,
   skip: ReadonlySet<string> = new Set(),
 ): Promise<number> {
-  const { resource, resourceBase64 } = describeKey(notice.key);
-  const message = JSON.stringify({
+  const message = encodeNotice({
     kind: notice.kind,
-    resource,
-    ...(resourceBase64 === undefined ? {} : { resourceBase64 }),
+    resource: notice.key,
     auditId: notice.auditId,
   });
   const sent = await Promise.all(

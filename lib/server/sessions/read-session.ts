@@ -2,42 +2,35 @@ import "server-only";
 /**
  * Reads holder sessions on every lock node, for liveness.ts: per node, the session key's value and
  * PTTL (one MULTI, so both describe the same heartbeat), the server's uptime (INFO server), its
- * idle-client timeout (CONFIG GET timeout, kept per server: node-uptime.ts) and whether each
- * heartbeat's connection is still open (one CLIENT LIST ID for all of them). Always a
- * fresh read of the nodes, each bounded by the node deadline: deciding never trusts a cache.
+ * idle-client timeout (CONFIG GET timeout, asked again now) and whether each heartbeat's connection
+ * is still open (one CLIENT LIST ID for all of them). Always a fresh read of the nodes, each bounded
+ * by the node deadline: deciding never trusts a cache. What must have held since the heartbeat was
+ * written (`timeout` 0, the same server for the key) comes from node-watch.ts's continuous watch,
+ * measured back from the moment this read began (heartbeat ages are measured at or after it).
  *
  * On a cluster node the session key is single-key, so the cluster client routes GET and PTTL; the
- * uptime and CLIENT LIST must come from the primary that owns the key's slot, where the heartbeat's
- * connection is (another shard knows nothing of it), found by the client's slot map.
+ * uptime, CLIENT LIST and CLUSTER MYID must come from the primary that owns the key's slot, where the
+ * heartbeat's connection is (another shard knows nothing of it), found by the client's slot map.
  */
 import type { Cluster, Redis } from "ioredis";
 import { clusterSlot, sessionKey } from "@redlock-console/redlock";
 import type { HolderSession } from "@/lib/api";
 import { ownerOfValue, sessionOfValue } from "../locks/read/ownership";
 import { withDeadline, type ConsoleNode } from "../node-registry";
-import { readIdleTimeoutS, readUptimeS } from "./node-uptime";
+import { askServer, primaryOwning } from "./ask-server";
+import { connectedSinceMs, slotServedSinceMs, watchCluster } from "./node-watch";
 import { deriveLiveness, type Liveness, type SessionReading } from "./liveness";
 import { parseHeartbeat } from "./session-keys";
 
 const NO_ANSWER: SessionReading = {
   answered: false,
   uptimeS: null,
-  idleTimeoutS: null,
+  timeoutZeroForMs: null,
+  keyServerForMs: null,
   sessionValue: null,
   pttlMs: -2,
   clientConnected: null,
 };
-
-/** The primary serving `key`'s slot by the cluster client's slot map; null until it has one. */
-function primaryOwning(cluster: Cluster, key: string): Redis | null {
-  const owner = cluster.slots[clusterSlot(key)]?.[0];
-  if (owner === undefined) return null;
-  return (
-    cluster
-      .nodes("master")
-      .find((server) => `${server.options.host}:${server.options.port}` === owner) ?? null
-  );
-}
 
 async function valueAndPttl(
   client: Redis | Cluster,
@@ -53,21 +46,14 @@ async function valueAndPttl(
   return { value: typeof value === "string" ? value : null, pttlMs: Number(pttlMs) };
 }
 
-/** Which of `clientIds` the server lists as connected; null when it cannot tell (an error, ACLs). */
-async function connectedClients(server: Redis, clientIds: number[]): Promise<Set<number> | null> {
-  if (clientIds.length === 0) return new Set();
-  try {
-    const list = String(await server.client("LIST", "ID", ...clientIds));
-    return new Set([...list.matchAll(/^id=(\d+) /gm)].map((match) => Number(match[1])));
-  } catch {
-    return null;
-  }
-}
-
 async function readOnNode(
   node: ConsoleNode,
   sessionIds: readonly string[],
 ): Promise<SessionReading[]> {
+  const readStartMs = Date.now();
+  const forMs = (sinceMs: number | null) =>
+    sinceMs === null ? null : Math.max(0, readStartMs - sinceMs);
+  if (node.kind === "cluster") watchCluster(node.client);
   const keys = sessionIds.map(sessionKey);
   const reads = await Promise.all(keys.map((key) => valueAndPttl(node.client, key)));
   const servers = keys.map((key) =>
@@ -86,24 +72,29 @@ async function readOnNode(
   });
   const answers = new Map(
     await Promise.all(
-      [...perServer].map(async ([server, clientIds]) => {
-        const [uptime, idleTimeoutS, connected] = await Promise.all([
-          readUptimeS(server).catch(() => null),
-          readIdleTimeoutS(server),
-          connectedClients(server, clientIds),
-        ]);
-        return [server, { uptimeS: uptime, idleTimeoutS, connected }] as const;
-      }),
+      [...perServer].map(
+        async ([server, ids]) =>
+          [server, await askServer(server, ids, node.kind === "cluster")] as const,
+      ),
     ),
   );
   return reads.map(({ value, pttlMs }, index) => {
     const server = servers[index];
     const answer = server ? answers.get(server) : undefined;
     const clientId = clientIdOf[index];
+    const keyServerSinceMs =
+      !server || !answer
+        ? null
+        : node.kind === "single"
+          ? connectedSinceMs(server)
+          : answer.primaryId === null
+            ? null
+            : slotServedSinceMs(node.client, clusterSlot(keys[index]!), answer.primaryId);
     return {
       answered: true,
       uptimeS: answer?.uptimeS ?? null,
-      idleTimeoutS: answer?.idleTimeoutS ?? null,
+      timeoutZeroForMs: forMs(answer?.timeoutZeroSinceMs ?? null),
+      keyServerForMs: forMs(keyServerSinceMs),
       sessionValue: value,
       pttlMs,
       clientConnected:

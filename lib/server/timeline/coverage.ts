@@ -5,7 +5,7 @@
  * the first whole index, from the durable store's oldest transition, or from the oldest one still
  * retained once the ring is full. Tested as tables in test/server/timeline-rules.test.ts.
  */
-import type { HistoryHorizon } from "@/lib/api/timeline";
+import type { HistoryHorizon } from "@/lib/api";
 import type { History } from "./history";
 import { sampledWords } from "./wording";
 
@@ -38,11 +38,23 @@ export class Coverage {
     return this.#complete;
   }
 
-  /** Follows the index's completeness (`indexComplete`) at `nowMs`. */
-  check(indexComplete: boolean, nowMs: number): CoverageStep {
+  /**
+   * Follows the index's completeness (`indexComplete`) at `nowMs`. `recordedAny`: whether the
+   * timeline has emitted a transition in this process (as for gap()).
+   */
+  check(indexComplete: boolean, nowMs: number, recordedAny = true): CoverageStep {
     if (indexComplete === this.#complete) return UNCHANGED;
     this.#complete = indexComplete;
     if (!indexComplete) {
+      if (!recordedAny && this.#basis === "index-listed" && this.#gapSinceMs === null) {
+        // Nothing recorded yet: history begins again once the index is whole, rather than with a
+        // gap, as when gap() hears of the relist first. At start the index reads whole before any
+        // node is connected (every node unreachable); the nodes' first listings then make it not
+        // whole, and a tick could see that before the listing's gap() arrived: a "gap" row before
+        // the first transition, on a loaded machine.
+        this.#completeSinceMs = null;
+        return GAP_OPENED;
+      }
       this.#gapSinceMs ??= nowMs;
       return GAP_OPENED;
     }

@@ -5,7 +5,7 @@
  * test/server/timeline-rules.test.ts.
  */
 import type { LockState } from "@/lib/api";
-import { EPISODE_MIN_MS } from "@/lib/api/timeline";
+import { EPISODE_MIN_MS } from "@/lib/api";
 
 export interface Episode {
   readonly kind: "partial" | "conflict";

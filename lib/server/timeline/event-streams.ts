@@ -10,7 +10,7 @@ import "server-only";
  *   reconnects with its Last-Event-ID and is replayed what it missed), never buffered further;
  * - a signed-in stream ends when its credential does: at logout (this replica's, at once; another
  *   replica's, at the next recheck) and at the session's expiry.
- * Kept per console (ConsoleContext), not per module: tests run several consoles in one process.
+ * Kept per console (the object console.ts builds), not per module: tests run several consoles in one process.
  */
 import { ApiError } from "../errors";
 
@@ -68,8 +68,10 @@ export class EventStreams {
   admit(slot: StreamSlot): void {
     const { limits } = this;
     const refuse = (message: string) => {
-      throw new ApiError("rate_limited", message, undefined, {
-        "retry-after": String(limits.retryAfterS),
+      throw new ApiError("rate_limited", message, {
+        headers: {
+          "retry-after": String(limits.retryAfterS),
+        },
       });
     };
     if (this.#open.size >= limits.total)

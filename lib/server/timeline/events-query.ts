@@ -1,5 +1,5 @@
 import "server-only";
-import { transitionFilter, type EventsQuery, type Transition } from "@/lib/api/timeline";
+import { transitionFilter, type EventsQuery, type Transition } from "@/lib/api";
 import { compileGlob } from "../locks/read/glob";
 
 /** The query's filters as one predicate over transitions (glob compiled once). */

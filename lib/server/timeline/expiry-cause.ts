@@ -5,7 +5,7 @@
  */
 import type { ExpiryCause } from "@/lib/api";
 import { deriveLiveness, type SessionReading } from "../sessions/liveness";
-import { DEFAULT_HEARTBEAT_MS, lateAfterMs } from "@redlock-console/redlock";
+import { DEFAULT_HEARTBEAT_MS, lateAfterMs, quorumSize } from "@redlock-console/redlock";
 import { expiredWords } from "./wording";
 
 /**
@@ -57,10 +57,9 @@ export function expiryCause(
       answered: readings.filter((reading) => reading.answered).length,
       nodes: readings.length,
     };
-    const majority = Math.floor(readings.length / 2) + 1;
     cause = {
       ...base,
-      session: answers.answered < majority ? "unknown" : liveness.state,
+      session: answers.answered < quorumSize(readings.length) ? "unknown" : liveness.state,
       lastSeenAt: liveness.lastSeenAt,
       checkedAt: checkedAtMs,
     };

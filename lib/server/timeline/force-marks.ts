@@ -7,6 +7,19 @@ import "server-only";
  */
 import type { ForceMark } from "./hold-fold";
 
+/** A mark or a settle, as replicas share them (lib/server/replicas/force-mark-share.ts). */
+export type ForceMarkEvent =
+  | {
+      readonly op: "mark";
+      readonly resource: string;
+      readonly by: string;
+      readonly reason: string | null;
+      readonly value: string | null;
+      readonly auditId: string | null;
+      readonly atMs: number;
+    }
+  | { readonly op: "settle"; readonly resource: string; readonly values: readonly string[] };
+
 /** A force-release mark is matched to a disappearing value within this long. */
 const FORCE_MARK_TTL_MS = 30_000;
 

@@ -3,7 +3,7 @@ import "server-only";
  * The last `capacity` transitions, oldest overwritten first (rings: memory is bounded by the
  * capacity, whatever the rate; episodes bounded apart from hand-overs), plus a per-lock activity count for the overview's "last hour".
  */
-import type { Transition } from "@/lib/api/timeline";
+import type { Transition } from "@/lib/api";
 
 /** The overview's "last hour" is counted in steps of this many ms (12 steps). */
 const ACTIVITY_STEP_MS = 5 * 60_000;

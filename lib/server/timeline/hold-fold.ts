@@ -9,7 +9,7 @@
  */
 import type { OwnerInfo, TransitionKind } from "@/lib/api";
 import type { Reads } from "../locks/rows/live-index";
-import type { IndexedState, RemovalCause } from "../locks/watch/node-store";
+import type { IndexedState, RemovalCause } from "../locks/watch/store/node-store";
 import { ownerOfValue } from "../locks/read/ownership";
 import { decodeTombstone } from "../locks/read/tombstone";
 import { majorityValue, quorumExpiry, waitersOf } from "../locks/rows/quorum";

@@ -4,26 +4,20 @@
  * timeline keeps the holds and emits what these return. An `expired` transition's cause is added
  * later, once the holder's session is read (session-checks.ts).
  */
-import type { OwnerInfo } from "@/lib/api";
 import type { Reads } from "../locks/rows/live-index";
 import { holdEnd, marks, ownerOf, type ForceMark, type Hold, type Tombstone } from "./hold-fold";
+import { possibleOverlapOf, type OverlapRisk } from "./overlap";
 import { replacingTombstone, reservationEnd } from "./reservation";
 import type { TransitionFields } from "./session-checks";
 import {
   evictedHoldWords,
   acknowledgedWords,
   forceReleasedWords,
+  overlapWords,
   releasingWords,
   reservationEndedWords,
   reservationLiftedWords,
 } from "./wording";
-
-/** A hold that ran out, remembered to flag the next holder as a possible overlap. */
-export interface ExpiredHold {
-  readonly value: string;
-  readonly owner: OwnerInfo | null;
-  readonly at: number;
-}
 
 export interface Ended {
   readonly hold: Hold;
@@ -111,13 +105,13 @@ export const extendedOf = (key: string, hold: Hold, nowMs: number): TransitionFi
 /**
  * What starts when `next` reaches a majority of lock `key` at `nowMs`: a reservation ("releasing",
  * with the owner of the hold its tombstone replaced, when that is the hold that just `ended`) or an
- * acquisition (flagged when it follows `expired`, a hold that ran out instead of being released).
+ * acquisition (flagged as a possible overlap after `risk`: a previous claim that ended unconfirmed).
  */
 export function startOf(
   key: string,
   next: Hold,
   ended: Ended | null,
-  expired: ExpiredHold | undefined,
+  risk: OverlapRisk | undefined,
   nowMs: number,
 ): { hold: Hold; fields: TransitionFields } {
   const base = { resource: key, at: nowMs, value: next.value, waiters: next.waiters };
@@ -132,9 +126,14 @@ export function startOf(
       fields: { ...base, kind: "releasing", owner, by, reason, auditId, summary },
     };
   }
+  const possibleOverlap = possibleOverlapOf(risk, next.value);
+  const reason = possibleOverlap?.reason;
+  // Kept for consumers that read it before possibleOverlap: the same previous holder and instant.
   const afterExpired =
-    expired && expired.value !== next.value
-      ? { value: expired.value, owner: expired.owner, expiredAt: expired.at }
+    possibleOverlap && (reason === "expired-while-held" || reason === "evicted")
+      ? { value: risk!.value, owner: risk!.owner, expiredAt: risk!.sinceMs }
       : null;
-  return { hold: next, fields: { ...base, kind: "acquired", owner: ownerOf(next), afterExpired } };
+  const summary = possibleOverlap && overlapWords(risk!);
+  const flags = { afterExpired, possibleOverlap, summary };
+  return { hold: next, fields: { ...base, kind: "acquired", owner: ownerOf(next), ...flags } };
 }

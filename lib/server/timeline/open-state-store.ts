@@ -21,13 +21,15 @@ async function runIdOf(node: ConsoleNode, deadlineMs: number): Promise<string | 
 
 /**
  * The checked history; null when the store is a lock node (refused: logged as an error, never read
- * or written again). Rejects when the store does not answer.
+ * or written again). Rejects when the store does not answer. `opened` runs once the store is proven
+ * none of the lock nodes, before the load (the replicas' lease: lib/server/replicas/).
  */
 export async function openStateStore(
   store: StateStore,
   nodes: readonly ConsoleNode[],
   limit: number,
   deadlineMs: number,
+  opened: () => Promise<void> = async () => {},
 ): Promise<LoadedHistory | null> {
   const runIds = await Promise.all(nodes.map((node) => runIdOf(node, deadlineMs)));
   try {
@@ -37,6 +39,7 @@ export async function openStateStore(
     logger.error(error.message);
     return null;
   }
+  await opened();
   const loaded = await store.load(limit);
   const skippedTotal = Object.values(loaded.skipped).reduce((sum, count) => sum + count, 0);
   if (skippedTotal > 0)

@@ -7,6 +7,7 @@
  * ended (it ran out unacknowledged) or lifted (a force-release of the tombstone itself). Pure;
  * tested as tables in test/server/timeline-rules.test.ts.
  */
+import { quorumSize } from "@redlock-console/redlock";
 import type { TransitionKind } from "@/lib/api";
 import type { Reads } from "../locks/rows/live-index";
 import { decodeTombstone, tokenOf } from "../locks/read/tombstone";
@@ -43,18 +44,24 @@ export interface ReservationEnd {
 
 /**
  * How the reservation `hold` (a tombstone) ended once it left the majority, at `nowMs`: lifted when
- * this console marked it; acknowledged when more nodes lost it by a delete than by expiry (only
- * the holder's library deletes a tombstone, with a compare-and-delete on its token); else ended.
+ * this console marked it; acknowledged when deletes alone took it off the majority (only the
+ * holder's library deletes a tombstone, with a compare-and-delete on its token); else ended.
+ * Deletes must suffice on their own: once expiries have taken the tombstone off the majority, the
+ * next holder may already hold the lock, and a late acknowledgement then deletes what is left of
+ * the tombstone on a minority. The nodes' events come in any order, so more deletes than expiries
+ * among the losses seen so far (two late deletes beside one expiry, of five) proves nothing.
  */
 export function reservationEnd(
   hold: Hold & { readonly tombstone: Tombstone },
   mark: ForceMark | undefined,
   nowMs: number,
 ): ReservationEnd {
-  const { expired, deleted } = lossTally(hold, nowMs);
+  const { deleted } = lossTally(hold, nowMs);
+  const heldOn = hold.heldOn.filter(Boolean).length;
+  const lossesOffMajority = heldOn - quorumSize(hold.heldOn.length) + 1;
   const kind: ReservationEndKind = marks(mark, hold)
     ? "reservation-lifted"
-    : deleted > expired
+    : deleted >= lossesOffMajority
       ? "release-acknowledged"
       : "reservation-ended";
   const endMs =

@@ -11,7 +11,7 @@
  * one expiry and an expiry starts at most one, so reads never outnumber expired holds: the
  * console's cost follows lock traffic. No Redis here: the reader is given.
  */
-import type { Transition } from "@/lib/api/timeline";
+import type { Transition } from "@/lib/api";
 import type { SessionReading } from "../sessions/liveness";
 import { expiryCause, sessionCheckAtMs, type ExpiryCheck } from "./expiry-cause";
 

@@ -1,15 +1,14 @@
 import "server-only";
 /**
  * The console's own state store (CONSOLE_STATE_URL): a Redis the operator chooses, never one of the
- * lock nodes (open() refuses one whose run_id is a lock node's). Transitions are appended to one
- * stream (XADD … MAXLEN ~ history size), batched every FLUSH_INTERVAL_MS, and an as-of stream says
- * until when the console was watching, so a restarted console loads its history and records the
- * time it was away as a gap. What it loads is checked first (stored-entries.ts): the store is
- * trusted for history only as far as its own clock vouches. One console per store: two replicas
- * writing one store would each record every transition.
+ * lock nodes (open() refuses one whose run_id is a lock node's). Transitions live in one stream
+ * (XADD … MAXLEN ~ history size), and an as-of stream says until when a console was watching, so a
+ * restarted console loads its history and records the time it was away as a gap. What it loads is
+ * checked first (stored-entries.ts): the store is trusted for history only as far as its own clock
+ * vouches. Replicas share the store: one writer at a time appends (fenced by its lease), every
+ * replica follows the stream (lib/server/replicas/shared-history.ts).
  */
 import { Redis } from "ioredis";
-import type { Transition } from "@/lib/api/timeline";
 import { logger, redactText } from "../logger";
 import { boundedAsOf, checkEntries, type CheckedHistory, type StreamEntry } from "./stored-entries";
 
@@ -19,14 +18,6 @@ export const TRANSITIONS_STREAM = "redlock-console:transitions";
  * string key of earlier versions (`redlock-console:transitions:as-of`) is no longer read.
  */
 export const AS_OF_STREAM = "redlock-console:as-of";
-const FLUSH_INTERVAL_MS = 200;
-/** The as-of instant is written at most this often: a restart's gap is then at most this much wider. */
-const AS_OF_INTERVAL_MS = 1_000;
-/** A flush appends at most this many (a burst waits for the next flush). */
-const FLUSH_MAX = 1_000;
-/** Transitions buffered at most while the store does not answer; older ones are dropped. */
-const BUFFER_MAX = 10_000;
-
 /** The store is one of the lock nodes: refused, never read or written. */
 export class StateStoreRefusedError extends Error {
   override name = "StateStoreRefusedError";
@@ -35,6 +26,10 @@ export class StateStoreRefusedError extends Error {
 export interface LoadedHistory extends CheckedHistory {
   /** Until when a console watched (console clock), bounded by the store's stamp; null when unknown. */
   readonly asOfMs: number | null;
+  /** Where following the streams resumes: the last entry id of each ("0-0" when empty). */
+  readonly resumeFrom: { readonly transitions: string; readonly asOf: string };
+  /** Console clock minus store clock, measured at load. */
+  readonly skewMs: number;
 }
 
 export interface StateStore {
@@ -45,13 +40,12 @@ export interface StateStore {
   open(lockRunIds: readonly (string | null)[]): Promise<void>;
   /** The stored transitions that pass the checks, oldest first, what was skipped, and the as-of. */
   load(limit: number): Promise<LoadedHistory>;
-  append(transition: Transition): void;
-  /** The console watched every node completely until now. */
-  markAsOf(nowMs: number): void;
+  /** The store's client, for the replicas' lease and shared history (after open()). */
+  readonly client: Redis;
   close(): Promise<void>;
 }
 
-export function createStateStore(url: string, maxLen: number): StateStore {
+export function createStateStore(url: string): StateStore {
   const client = new Redis(url, {
     connectionName: "redlock-console:state",
     maxRetriesPerRequest: 1,
@@ -64,55 +58,18 @@ export function createStateStore(url: string, maxLen: number): StateStore {
     if (message !== lastError) logger.warn({ error: message }, "state store error");
     lastError = message;
   });
-  let buffer: Transition[] = [];
-  let asOfMs: number | null = null;
-  let asOfWrittenMs = 0;
-  let flushing = false;
-  /** Nothing is written before open() found the store is no lock node. */
-  let opened = false;
-  const flush = async () => {
-    if (!opened || flushing || (buffer.length === 0 && asOfMs === null)) return;
-    flushing = true;
-    const batch = buffer.splice(0, FLUSH_MAX);
-    const pipeline = client.pipeline();
-    for (const transition of batch)
-      pipeline.xadd(
-        TRANSITIONS_STREAM,
-        "MAXLEN",
-        "~",
-        maxLen,
-        "*",
-        "t",
-        JSON.stringify(transition),
-      );
-    if (asOfMs !== null) pipeline.xadd(AS_OF_STREAM, "MAXLEN", "1", "*", "a", String(asOfMs));
-    asOfMs = null;
-    try {
-      await pipeline.exec();
-    } catch {
-      // Kept for the next flush while the store is away, within BUFFER_MAX.
-      buffer = [...batch, ...buffer].slice(-BUFFER_MAX);
-    } finally {
-      flushing = false;
-    }
-  };
-  const timer = setInterval(() => void flush(), FLUSH_INTERVAL_MS);
   const close = async () => {
-    clearInterval(timer);
-    await flush();
     await client.quit().catch(() => client.disconnect());
   };
   return {
     async open(lockRunIds) {
       const runId = /run_id:(\w+)/.exec(await client.info("server"))?.[1] ?? null;
       if (runId !== null && lockRunIds.includes(runId)) {
-        buffer = [];
         await close();
         throw new StateStoreRefusedError(
           `CONSOLE_STATE_URL is one of the lock nodes (same run_id ${runId}): the console's state must live on another Redis, so it never writes to a lock node nor trusts what a lock node's writers put there. The state store is off; history is kept in memory only. Point CONSOLE_STATE_URL at a Redis that is not in REDLOCK_NODES.`,
         );
       }
-      opened = true;
     },
     async load(limit) {
       const [entries, asOf, time] = await Promise.all([
@@ -122,19 +79,13 @@ export function createStateStore(url: string, maxLen: number): StateStore {
       ]);
       const storeNowMs = Number(time[0]) * 1_000 + Math.floor(Number(time[1]) / 1_000);
       const skewMs = Date.now() - storeNowMs;
+      const resumeFrom = { transitions: entries[0]?.[0] ?? "0-0", asOf: asOf[0]?.[0] ?? "0-0" };
       const oldestFirst = entries.reverse() as StreamEntry[];
       const checked = checkEntries(oldestFirst, storeNowMs, skewMs);
-      return { ...checked, asOfMs: boundedAsOf(asOf[0] as StreamEntry, storeNowMs, skewMs) };
+      const asOfMs = boundedAsOf(asOf[0] as StreamEntry, storeNowMs, skewMs);
+      return { ...checked, asOfMs, resumeFrom, skewMs };
     },
-    append(transition) {
-      buffer.push(transition);
-      if (buffer.length > BUFFER_MAX) buffer.splice(0, buffer.length - BUFFER_MAX);
-    },
-    markAsOf(nowMs) {
-      if (nowMs - asOfWrittenMs < AS_OF_INTERVAL_MS) return;
-      asOfWrittenMs = nowMs;
-      asOfMs = nowMs;
-    },
+    client,
     close,
   };
 }

@@ -7,7 +7,7 @@
  * as-of instant is bounded the same way: by the stream id of the entry that carries it. Pure; tested
  * as tables in test/server/state-store.test.ts.
  */
-import { transitionSchema, type Transition } from "@/lib/api/timeline";
+import { transitionSchema, type Transition } from "@/lib/api";
 
 /** Console and store clocks, and a flush, may disagree by this much without an entry being refused. */
 export const CLOCK_TOLERANCE_MS = 1_000;
@@ -34,7 +34,7 @@ export function stampOf(id: string, storeNowMs: number): number | null {
 }
 
 /** The value of `name` in a flat field list. */
-function fieldOf(fields: readonly string[], name: string): string | undefined {
+export function fieldOf(fields: readonly string[], name: string): string | undefined {
   for (let index = 0; index + 1 < fields.length; index += 2)
     if (fields[index] === name) return fields[index + 1];
   return undefined;
@@ -51,12 +51,13 @@ function parseTransition(text: string | undefined): Transition | null {
 
 /**
  * The transitions of `entries` (oldest first) that pass every check; the rest counted by reason.
- * `skewMs`: console clock minus store clock.
+ * `skewMs`: console clock minus store clock; `afterId`: the last id already kept (a follower's).
  */
 export function checkEntries(
   entries: readonly StreamEntry[],
   storeNowMs: number,
   skewMs: number,
+  afterId = 0,
 ): CheckedHistory {
   const skipped: Record<SkipReason, number> = {
     "stream-id": 0,
@@ -65,7 +66,7 @@ export function checkEntries(
     "after-stamp": 0,
   };
   const transitions: Transition[] = [];
-  let previousId = 0;
+  let previousId = afterId;
   for (const [id, fields] of entries) {
     const stampMs = stampOf(id, storeNowMs);
     const transition = stampMs === null ? null : parseTransition(fieldOf(fields, "t"));

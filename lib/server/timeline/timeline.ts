@@ -1,10 +1,14 @@
 import "server-only";
 /**
+ * Over 300 lines, one job: the wiring of the fold (index handler in, history and streams out); each
+ * rule it applies lives in a pure module of its own, named below.
  * Per-lock transitions folded from the live index's per-node changes: a value reaching a majority
  * is an acquisition; the holder's value leaving a majority is a release, an expiry or a
  * force-release (the rules: hold-fold.ts). A force-release's tombstone is a reservation, not a
- * holder: being released, then acknowledged, ended or lifted (reservation.ts). An expiry waits for
- * a read of the holder's session, which says why (session-checks.ts, expiry-cause.ts).
+ * holder: being released, then acknowledged, ended or lifted (reservation.ts). An acquisition after
+ * a hold or reservation that ended unconfirmed is flagged as a possible overlap (overlap.ts). An
+ * expiry waits for a read of the holder's session, which says why (session-checks.ts,
+ * expiry-cause.ts).
  * Transitions are folded only while the index is whole; a stretch when it is not is recorded as a
  * gap, never as quiet, and the holds are then re-read from the index in slices without emitting
  * anything (coverage.ts, reseed.ts). Partial and conflict episodes (episodes.ts) and brief holds
@@ -16,20 +20,20 @@ import "server-only";
  * read (reseed.ts), and numbering, keeping and handing on what it emits, with a state store's
  * transitions restored at start (transition-log.ts).
  */
-import type { LockState } from "@/lib/api";
-import type { HistoryHorizon, Transition } from "@/lib/api/timeline";
-import type { IndexObserver, Reads } from "../locks/rows/live-index";
-import type { RemovalCause } from "../locks/watch/node-store";
+import type { HistoryHorizon, LockState, Transition } from "@/lib/api";
+import type { Reads } from "../locks/rows/live-index";
+import type { RemovalCause } from "../locks/watch/store/node-store";
 import { describeLatin1Key } from "../locks/read/key-name";
 import { sessionOfValue } from "../locks/read/ownership";
 import { standingOf, waitersOf } from "../locks/rows/quorum";
 import { Coverage } from "./coverage";
 import { Episodes } from "./episodes";
 import { BriefHolds } from "./brief-holds";
-import { ForceMarks } from "./force-marks";
+import { ForceMarks, type ForceMarkEvent } from "./force-marks";
 import { extendedTo, majorityHold, ownerOf, recordNodeChange, type Hold } from "./hold-fold";
 import { Reseed, type HoldSource } from "./reseed";
-import { endOf, extendedOf, startOf, type Ended, type ExpiredHold } from "./hold-transitions";
+import { endOf, extendedOf, startOf, type Ended } from "./hold-transitions";
+import { overlapRiskOf, type OverlapRisk } from "./overlap";
 import { SessionChecks, type SessionReader, type TransitionFields } from "./session-checks";
 import { TransitionLog, type TransitionListener } from "./transition-log";
 
@@ -48,6 +52,10 @@ export interface TimelineOptions {
   readonly onTransition?: (transition: Transition) => void;
   /** Holds too short to be read, counted per lock (see brief()). */
   readonly onBriefHolds?: (holds: number) => void;
+  /** A shared history (replicas): what the fold emits goes there; only `accept`ed ones are served. */
+  readonly record?: (transition: Transition) => void;
+  /** Shares this console's force-release marks with the other replicas (replicas/force-mark-share.ts). */
+  readonly shareForceMark?: (event: ForceMarkEvent) => Promise<void>;
   /** Called on every tick while the index is whole: history is complete up to `nowMs`. */
   readonly onComplete?: (nowMs: number) => void;
   /** Whether history is kept in a state store (a function: a refused store turns it off). */
@@ -58,17 +66,17 @@ export interface TimelineOptions {
   readonly maxSessionChecks?: number;
 }
 
-/** A hold that ran out is remembered this long, to flag the next holder as a possible overlap. */
-const EXPIRED_MEMORY_MS = 60 * 60_000;
+/** A claim that ended unconfirmed is remembered this long, to flag the next holder (overlap.ts). */
+const RISK_MEMORY_MS = 60 * 60_000;
 const PRUNE_INTERVAL_MS = 60_000;
 
-export class Timeline implements IndexObserver {
+export class Timeline {
   readonly #index: IndexView;
   readonly #options: TimelineOptions;
   readonly #log: TransitionLog;
   readonly #holds = new Map<string, Hold>();
   readonly #episodes = new Episodes();
-  readonly #expired = new Map<string, ExpiredHold>();
+  readonly #risks = new Map<string, OverlapRisk>();
   readonly #forceMarks = new ForceMarks();
   readonly #brief = new BriefHolds();
   readonly #coverage = new Coverage();
@@ -79,7 +87,7 @@ export class Timeline implements IndexObserver {
   constructor(index: IndexView, options: TimelineOptions) {
     this.#index = index;
     this.#options = options;
-    this.#log = new TransitionLog(options.capacity, options.onTransition);
+    this.#log = new TransitionLog(options.capacity, options.onTransition, options.record);
     this.#checks = new SessionChecks(
       options.readSession,
       (fields) => this.#log.publish(fields),
@@ -129,23 +137,60 @@ export class Timeline implements IndexObserver {
     );
   }
 
-  /** This console's force-release is about to write `resource` (force-marks.ts `mark`). */
-  markForceRelease(
+  /** A transition of the shared history, read back from the store. */
+  accept(transition: Transition): void {
+    this.#log.accept(transition);
+  }
+
+  /**
+   * This console's force-release is about to write `resource` (force-marks.ts `mark`); resolves once
+   * the other replicas were told, so that whichever writes the history attributes the end.
+   */
+  async markForceRelease(
     resource: string,
     by: string,
     reason: string | null,
     value: string | null,
     auditId: string | null = null,
-  ): void {
-    this.#forceMarks.mark(resource, by, reason, value, auditId, Date.now());
+  ): Promise<void> {
+    const event: ForceMarkEvent = {
+      op: "mark",
+      resource,
+      by,
+      reason,
+      value,
+      auditId,
+      atMs: Date.now(),
+    };
+    this.applyForceMark(event);
+    await this.#options.shareForceMark?.(event);
   }
 
   /** The force-release of `resource` answered: it removed `values` (force-marks.ts `settle`). */
   settleForceRelease(resource: string, values: readonly string[]): void {
-    this.#forceMarks.settle(resource, values);
+    const event: ForceMarkEvent = { op: "settle", resource, values: [...values] };
+    this.applyForceMark(event);
+    void this.#options.shareForceMark?.(event);
   }
 
-  /** Node `nodeIndex` changed for `key` (its removal `cause` when it lost the key); `reads` and `state` are after it. */
+  /** A force-release mark, this console's or another replica's. */
+  applyForceMark(event: ForceMarkEvent): void {
+    if (event.op === "settle") this.#forceMarks.settle(event.resource, event.values);
+    else
+      this.#forceMarks.mark(
+        event.resource,
+        event.by,
+        event.reason,
+        event.value,
+        event.auditId,
+        event.atMs,
+      );
+  }
+
+  /**
+   * Node `nodeIndex` changed for `key` (its removal `cause` when it lost the key); `reads` and
+   * `state` are after it; `seq`: the index's count of the change (reseed.ts's `saw`).
+   */
   observe(
     key: string,
     reads: Reads,
@@ -153,8 +198,11 @@ export class Timeline implements IndexObserver {
     nodeIndex: number,
     cause: RemovalCause | undefined,
     nowMs = Date.now(),
+    seq?: number,
   ): void {
     if (!this.#checkComplete(nowMs)) return;
+    // Already in the holds re-read from the index: it happened before history (re)started there.
+    if (seq !== undefined && this.#reseed.saw(key, seq)) return;
     const hold = this.#holds.get(key);
     if (hold) recordNodeChange(hold, reads[nodeIndex], nodeIndex, cause);
     // Not re-read yet since the index became whole: the re-read will find what it holds then.
@@ -206,8 +254,8 @@ export class Timeline implements IndexObserver {
     if (nowMs - this.#lastPruneMs >= PRUNE_INTERVAL_MS) {
       this.#lastPruneMs = nowMs;
       this.#log.history.pruneActivity(nowMs);
-      for (const [key, expired] of this.#expired)
-        if (nowMs - expired.at > EXPIRED_MEMORY_MS) this.#expired.delete(key);
+      for (const [key, risk] of this.#risks)
+        if (nowMs - risk.sinceMs > RISK_MEMORY_MS) this.#risks.delete(key);
       this.#forceMarks.prune(nowMs);
     }
   }
@@ -217,7 +265,7 @@ export class Timeline implements IndexObserver {
    * it silently and the stretch before is recorded as a gap (or, the first time, starts history).
    */
   #checkComplete(nowMs: number): boolean {
-    const step = this.#coverage.check(this.#index.complete, nowMs);
+    const step = this.#coverage.check(this.#index.complete, nowMs, this.#log.publishedAny);
     if (step.kind === "whole") {
       this.#episodes.clear();
       this.#reseed.start(this.#index, this.#holds, nowMs);
@@ -247,9 +295,9 @@ export class Timeline implements IndexObserver {
     }
     const next = hold ? null : majorityHold(reads, quorumSize, nowMs);
     if (next) {
-      const started = startOf(key, next, ended, this.#expired.get(key), nowMs);
+      const started = startOf(key, next, ended, this.#risks.get(key), nowMs);
       // A tombstone is no new holder: the flag waits for the next acquisition.
-      if (!next.tombstone) this.#expired.delete(key);
+      if (!next.tombstone) this.#risks.delete(key);
       this.#holds.set(key, started.hold);
       this.#emit(started.fields);
     }
@@ -261,15 +309,11 @@ export class Timeline implements IndexObserver {
     this.#holds.delete(key);
     const ended = endOf(key, hold, this.#forceMarks.get(key), reads, nowMs, this.#index.nodeIds);
     if (ended.markUsed) this.#forceMarks.spend(key);
-    const { kind } = ended.fields;
-    // Ran out or evicted, not released: its holder may still act, so the next holder is flagged.
-    if (kind === "expired" || kind === "evicted")
-      this.#expired.set(key, {
-        value: hold.value,
-        owner: ended.fields.owner ?? null,
-        at: ended.endMs,
-      });
-    if (kind !== "expired") {
+    // Ended without its holder confirming it stopped: it may still act, so the next one is flagged.
+    const risk = overlapRiskOf(ended);
+    if (risk) this.#risks.set(key, risk);
+    else this.#risks.delete(key);
+    if (ended.fields.kind !== "expired") {
       this.#emit(ended.fields);
       return ended;
     }

@@ -2,7 +2,7 @@
  * The sentences the timeline's transitions carry (`summary`): the UI shows them as they are, so
  * what the console knew is worded once, here. Pure; tested in test/server/timeline-rules.test.ts.
  */
-import type { ExpiryCause } from "@/lib/api";
+import type { ExpiryCause, OverlapReason } from "@/lib/api";
 
 /** A duration in the largest sensible unit: "850 ms", "1.5 s", "12 s", "4 min", "3 h". */
 export function durationWords(durationMs: number): string {
@@ -49,6 +49,35 @@ export const reservationEndedWords = (afterMs: number): string =>
 export const reservationLiftedWords = (actor: ActorFields, afterMs: number): string =>
   `reservation lifted${actorWords(actor.by, actor.reason, actor.auditId)} after ${durationWords(afterMs)} unacknowledged: the holder may not have stopped`;
 
+/** A console-clock instant as a time of day, in UTC: "12:04:31 UTC". */
+const clockWords = (epochMs: number): string =>
+  `${new Date(epochMs).toISOString().slice(11, 19)} UTC`;
+
+/** What overlapWords needs of a risk (overlap.ts `OverlapRisk`). */
+export interface OverlapFacts {
+  readonly reason: OverlapReason;
+  readonly sinceMs: number;
+  readonly by: string | null;
+  readonly liftedBy: string | null;
+}
+
+/** An acquisition that may overlap its previous holder, which never confirmed it stopped. */
+export function overlapWords(risk: OverlapFacts): string {
+  const at = clockWords(risk.sinceMs);
+  const forced = `force-released${risk.by === null ? "" : ` by ${risk.by}`}`;
+  const unconfirmed = "acquired while the previous holder never confirmed it stopped";
+  return {
+    "reservation-unacknowledged": () =>
+      `${unconfirmed} (${forced}, reservation ran out at ${at}): both may have acted as holders`,
+    "reservation-lifted": () =>
+      `${unconfirmed} (${forced}, reservation lifted${risk.liftedBy === null ? "" : ` by ${risk.liftedBy}`} at ${at}): both may have acted as holders`,
+    "expired-while-held": () =>
+      `acquired after the previous holder's lock expired while held (at ${at}) without a release: if it was only paused, both may have acted as holders`,
+    evicted: () =>
+      `acquired after the previous holder's lock was lost to evictions (at ${at}): it was never told, so both may have acted as holders`,
+  }[risk.reason]();
+}
+
 /** When the freshest heartbeat was, against the moment the hold ran out. */
 function heartbeatWords(lastSeenAt: number | null, endMs: number): string {
   if (lastSeenAt === null) return "no heartbeat on the nodes";
@@ -68,7 +97,8 @@ export function expiredWords(
 ): string {
   const seen = heartbeatWords(cause.lastSeenAt, endMs);
   const why = {
-    gone: `the holder's session was gone (${seen}, its connections closed): it crashed`,
+    // A guess, never proof: said as what the console saw (issue 39).
+    gone: `the holder's session was gone (${seen}): its connections closed and it stopped heartbeating: probably crashed`,
     unresponsive: `the holder's session was unresponsive (${seen}): paused or blocked (a stop signal, a long GC pause, a busy event loop)`,
     alive: `the holder's session was alive (${seen}): it failed to extend in time`,
     unknown:

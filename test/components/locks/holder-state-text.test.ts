@@ -21,7 +21,7 @@ describe("a holder session's state in words", () => {
     ],
     [
       { state: "gone", lastSeenAt: NOW - 90_000 },
-      "holder gone (its connections are closed and its heartbeat stopped)",
+      "holder gone (its connections closed and it stopped heartbeating: probably crashed)",
     ],
     [
       { state: "unknown", lastSeenAt: null },
@@ -42,7 +42,10 @@ describe("a holder session's state in words", () => {
 
   it("says what forcing does where it matters", () => {
     expect(FORCE_CONSEQUENCE.unresponsive).toBe("forcing may let two processes act at once");
-    expect(FORCE_CONSEQUENCE.gone).toBe("the lock is released at once");
+    // Issue 39 supersedes "the lock is released at once": a gone holder's lock is tombstoned too.
+    expect(FORCE_CONSEQUENCE.gone).toBe(
+      "forcing still keeps everyone out until its validity ends, in case it runs on",
+    );
   });
 
   it("reads ages with tenths under 10 s, whole seconds under a minute", () => {

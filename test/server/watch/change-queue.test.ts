@@ -1,6 +1,10 @@
 /** The change queue (the informer's DeltaFIFO): coalescing, chunks, event memory, overflow. */
 import { describe, expect, it } from "vitest";
-import { briefHolds, ChangeQueue, READ_CHUNK_KEYS } from "@/lib/server/locks/watch/change-queue";
+import {
+  briefHolds,
+  ChangeQueue,
+  READ_CHUNK_KEYS,
+} from "@/lib/server/locks/watch/store/change-queue";
 import { FakeClock } from "./fake-clock";
 
 const key = (name: string) => Buffer.from(name, "latin1");

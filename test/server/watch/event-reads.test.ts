@@ -3,8 +3,8 @@
  * node-watch.ts), on a scripted node and a clock that moves only when told.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { Budget } from "@/lib/server/locks/watch/budget";
-import { NodeWatch } from "@/lib/server/locks/watch/node-watch";
+import type { Budget } from "@/lib/server/locks/watch/io/budget";
+import { NodeWatch } from "@/lib/server/locks/watch/node/node-watch";
 import { FakeClock } from "./fake-clock";
 import { FakeNode } from "./fake-node";
 
@@ -19,7 +19,7 @@ afterEach(async () => {
   await Promise.all(watches.splice(0).map((watch) => watch.close()));
 });
 
-function watchOf() {
+function watchOf(sampleReadsPerS?: number) {
   const clock = new FakeClock();
   const node = new FakeNode();
   // Values starting "lock" are locks; anything else is an application's value.
@@ -30,7 +30,7 @@ function watchOf() {
     budget: unlimited,
     resyncIntervalMs: 60_000,
     enableKeyspaceEvents: false,
-    shapes: { minReadsToSkip: 20, probeIntervalMs: 1_000 },
+    shapes: { minReadsToSkip: 20, probeIntervalMs: 1_000, sampleReadsPerS },
     nodeTimeoutMs: 1_500,
     maxKeys: 1_000,
     onChange: () => {},
@@ -60,7 +60,9 @@ describe("reads that follow lock traffic", () => {
     expect(watch.status().eventReads).toMatchObject({
       skippedShapes: [{ shape: "orders:*:view", reads: 20, locksFound: 0 }],
       lockShapes: [{ shape: "orders:*", locksFound: 2 }],
-      lateByAtMostMs: 60_000,
+      // Every key given an expiry (none went unread) is read: a lock shows at once, not by the resync.
+      expirySamples: { readsPerS: 0, readsPerSMax: 500, unreadPerS: 0 },
+      lateByAtMostMs: 1_000,
       suggestion: { patterns: ["orders:*"] },
     });
   });
@@ -120,5 +122,41 @@ describe("reads that follow lock traffic", () => {
     await clock.advance(60_000); // the resync lists it
     expect(watch.get("jobs:100")?.value).toBe("lock-x");
     expect(watch.status().eventReads?.skippedShapeCount).toBe(0);
+  });
+
+  it("reads every key of a skipped shape given an expiry, up to the bound per second; what goes unread beyond it is counted and the bound falls back to the resync", async () => {
+    const { clock, node, watch, reads } = watchOf(5);
+    await clock.advance(0);
+    for (let id = 0; id < 20; id += 1) node.set(`jobs:${id}`, "queued");
+    await clock.advance(1_500);
+    node.set("jobs:200", "queued"); // the shape's one probe a second, finding no lock
+    await clock.advance(10);
+    /** `SET name value PX …` as Redis tells it: `set`, then `expire`. */
+    const setWithExpiry = (name: string, value: string) => {
+      node.commands.keys.set(name, { value, pttlMs: 30_000 });
+      node.subscriber.publish(name, "set");
+      node.subscriber.publish(name, "expire");
+    };
+    const before = reads().length;
+    setWithExpiry("jobs:300", "queued");
+    setWithExpiry("jobs:77", "lock-x"); // a lock among the application's keys: read at once
+    await clock.advance(10);
+    expect(watch.get("jobs:77")?.value).toBe("lock-x");
+    expect(reads().slice(before).sort()).toEqual(["jobs:300", "jobs:77"]);
+    // The shape holds locks now: read on every change. Another skipped shape meets the bound.
+    for (let id = 0; id < 20; id += 1) node.set(`cache:${id}:page`, "html");
+    await clock.advance(1_500);
+    node.set("cache:999:page", "html"); // its probe
+    await clock.advance(10);
+    const beforeBound = reads().length;
+    for (let id = 100; id < 108; id += 1) setWithExpiry(`cache:${id}:page`, "html");
+    await clock.advance(10);
+    expect(reads().length - beforeBound).toBe(5);
+    expect(watch.status().eventReads).toMatchObject({
+      skippedShapes: [{ shape: "cache:*:page" }],
+      expirySamples: { readsPerSMax: 5 },
+      lateByAtMostMs: 60_000,
+    });
+    expect(watch.status().eventReads!.expirySamples.unreadPerS).toBeGreaterThan(0);
   });
 });

@@ -2,7 +2,7 @@
  * A clock for the watch's parts that moves only when a test says so: `advance(ms)` runs every timer
  * due on the way, in order, letting the promise callbacks they start run in between.
  */
-import type { Clock } from "@/lib/server/locks/watch/clock";
+import type { Clock } from "@/lib/server/locks/watch/io/clock";
 
 interface Timer {
   atMs: number;

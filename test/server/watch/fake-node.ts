@@ -10,7 +10,7 @@ import type {
   CommandConnection,
   NodeConnections,
   SubscriberConnection,
-} from "@/lib/server/locks/watch/connections";
+} from "@/lib/server/locks/watch/io/connections";
 
 /** A PING that is never answered. */
 const never = () => new Promise<never>(() => {});

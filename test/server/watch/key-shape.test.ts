@@ -1,6 +1,6 @@
 /** Key shapes and event classes (key-shape.ts): a table of cases, as the rule is written once. */
 import { describe, expect, it } from "vitest";
-import { eventMayCreateLock, keyShape } from "@/lib/server/locks/watch/key-shape";
+import { eventMayCreateLock, keyShape } from "@/lib/server/locks/watch/events/key-shape";
 import { compileGlob } from "@/lib/server/locks/read/glob";
 
 describe("a key's shape", () => {

@@ -1,10 +1,10 @@
 /** The lister (the informer's list): paced SCAN, generation sweep, run_id check. No Redis. */
 import { describe, expect, it } from "vitest";
 import type { ListingReason } from "@/lib/api";
-import type { Budget } from "@/lib/server/locks/watch/budget";
-import { Lister } from "@/lib/server/locks/watch/lister";
-import { NodeStore } from "@/lib/server/locks/watch/node-store";
-import type { GapReason } from "@/lib/server/locks/watch/phase";
+import type { Budget } from "@/lib/server/locks/watch/io/budget";
+import { Lister } from "@/lib/server/locks/watch/list/lister";
+import { NodeStore } from "@/lib/server/locks/watch/store/node-store";
+import type { GapReason } from "@/lib/server/locks/watch/list/phase";
 import { FakeClock } from "./fake-clock";
 import { FakeCommands } from "./fake-node";
 

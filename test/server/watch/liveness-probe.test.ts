@@ -1,7 +1,16 @@
-/** The liveness probe: a PING per heartbeat against the node timeout. No Redis. */
+/**
+ * The liveness probe: a PING per heartbeat against the node timeout, on a fake clock; and once on
+ * a real master, with this process stalled past the timeout while the answer arrives.
+ */
 import { describe, expect, it } from "vitest";
-import { LivenessProbe } from "@/lib/server/locks/watch/liveness-probe";
+import { systemClock } from "@/lib/server/locks/watch/io/clock";
+import { LivenessProbe } from "@/lib/server/locks/watch/node/liveness-probe";
+import { usePrivateClient } from "../../masters";
 import { FakeClock } from "./fake-clock";
+
+/** The judgement of an overdue PING runs after a turn of the event loop (two immediates). */
+const afterIo = () => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+const client = usePrivateClient();
 
 function probeOf() {
   const clock = new FakeClock();
@@ -51,6 +60,7 @@ describe("the liveness probe", () => {
     await clock.advance(1);
     probe.check();
     probe.check();
+    await afterIo();
     expect(changes).toEqual([false]);
     await answer();
     expect(changes).toEqual([false, true]);
@@ -71,5 +81,25 @@ describe("the liveness probe", () => {
     await clock.advance(0);
     probe.reset();
     expect(changes).toEqual([false]);
+  });
+
+  it("a PING answered while this process stalled past the timeout is not judged unanswered (real master)", async () => {
+    const changes: boolean[] = [];
+    const probe = new LivenessProbe({
+      client: client(),
+      clock: systemClock,
+      nodeTimeoutMs: 200,
+      onChange: (responsive) => changes.push(responsive),
+    });
+    await client().ping(); // connected: the next PING goes out at once
+    probe.check(); // sends the PING
+    // This process stalls (GC, a starved CPU) while the master answers at once; then the next
+    // heartbeat's timer runs before the answer is read from the socket.
+    const stalledUntil = Date.now() + 400;
+    while (Date.now() < stalledUntil);
+    probe.check();
+    await afterIo();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(changes).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import {
   NodeStore,
   type IndexedState,
   type RemovalCause,
-} from "@/lib/server/locks/watch/node-store";
+} from "@/lib/server/locks/watch/store/node-store";
 
 const T0 = 1_700_000_000_000;
 

@@ -5,9 +5,9 @@
  * test/server/live-index.test.ts and node-down.test.ts.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { Budget } from "@/lib/server/locks/watch/budget";
-import type { RemovalCause } from "@/lib/server/locks/watch/node-store";
-import { NodeWatch } from "@/lib/server/locks/watch/node-watch";
+import type { Budget } from "@/lib/server/locks/watch/io/budget";
+import type { RemovalCause } from "@/lib/server/locks/watch/store/node-store";
+import { NodeWatch } from "@/lib/server/locks/watch/node/node-watch";
 import { FakeClock } from "./fake-clock";
 import { FakeNode } from "./fake-node";
 

@@ -10,7 +10,7 @@ import {
   type UpPhase,
   type WatchEvent,
   type WatchPhase,
-} from "@/lib/server/locks/watch/phase";
+} from "@/lib/server/locks/watch/list/phase";
 
 const watching: UpPhase = { kind: "watching", asOfMs: 1_000 };
 const polling: UpPhase = { kind: "polling", asOfMs: 1_000 };

@@ -1,7 +1,7 @@
 /** The relist loop: which listing runs next, when, and after a failure. No Redis. */
 import { describe, expect, it } from "vitest";
 import type { ListingReason } from "@/lib/api";
-import { RelistLoop } from "@/lib/server/locks/watch/relist-loop";
+import { RelistLoop } from "@/lib/server/locks/watch/list/relist-loop";
 import { FakeClock } from "./fake-clock";
 
 function loopOf() {

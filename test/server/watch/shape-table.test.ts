@@ -6,9 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { legacyOwnerKey, revokeKey, waitersKey } from "@redlock-console/redlock";
 import { compileGlob } from "@/lib/server/locks/read/glob";
-import { suggestLockMatch } from "@/lib/server/locks/watch/lock-match-hint";
-import { ShapeTable } from "@/lib/server/locks/watch/shape-table";
-import { PatternCounts, subscriptionPatterns } from "@/lib/server/locks/watch/subscriptions";
+import { suggestLockMatch } from "@/lib/server/locks/watch/events/lock-match-hint";
+import { ShapeTable } from "@/lib/server/locks/watch/events/shape-table";
+import { PatternCounts, subscriptionPatterns } from "@/lib/server/locks/watch/events/subscriptions";
 
 function tableOf(options: { minReadsToSkip?: number; maxShapes?: number } = {}) {
   const clock = { nowMs: 1_700_000_000_000 };

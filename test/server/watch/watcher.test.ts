@@ -1,6 +1,6 @@
 /** The watcher (the informer's watch): notifications checked, subscriptions, heartbeat, parsing. */
 import { describe, expect, it } from "vitest";
-import { Watcher } from "@/lib/server/locks/watch/watcher";
+import { Watcher } from "@/lib/server/locks/watch/events/watcher";
 import { FakeClock } from "./fake-clock";
 import { FakeCommands, FakeSubscriber } from "./fake-node";
 

@@ -1,4 +1,4 @@
-import { eventsQuerySchema, parseEventId, type Transition } from "@/lib/api/timeline";
+import { eventsQuerySchema, parseEventId, type Transition } from "@/lib/api";
 import { clientIp } from "@/lib/server/auth/client-info";
 import { forReader, redactTransition } from "@/app/api/_lib/redact";
 import { readQuery } from "@/app/api/_lib/http";
@@ -33,7 +33,7 @@ export const GET = route(async (request, ctx) => {
   const slot: StreamSlot = {
     client: clientIp(request, ctx.config.trustProxy),
     signedIn: principal !== null,
-    label: principal?.kind === "session" ? principal.label : null,
+    label: principal?.carrier === "cookie" ? principal.label : null,
     end: (why) => end(why),
   };
   streams.admit(slot);
@@ -45,7 +45,7 @@ export const GET = route(async (request, ctx) => {
   const encoder = new TextEncoder();
   const format = (transition: Transition) =>
     encoder.encode(
-      `id: ${transition.id}\nevent: transition\ndata: ${JSON.stringify(forReader(principal, transition, redactTransition))}\n\n`,
+      `id: ${transition.id}\nevent: transition\ndata: ${JSON.stringify(forReader(ctx, principal, transition, redactTransition))}\n\n`,
     );
   const stream = new ReadableStream<Uint8Array>(
     {
@@ -89,7 +89,10 @@ export const GET = route(async (request, ctx) => {
           for (const transition of ctx.timeline.transitions(REPLAY_MAX, keep, lastId).reverse())
             send(format(transition));
         if (closed) return;
+        // A replica that has not read the resumed-from id from the state store yet serves it (and
+        // what came before it) later, live: never twice to a client that already has it.
         unsubscribe = ctx.timeline.subscribe((transition) => {
+          if (lastId !== null && transition.id <= lastId) return;
           if (keep(transition)) send(format(transition));
         });
         timers.push(setInterval(() => send(encoder.encode(": keepalive\n\n")), KEEPALIVE_MS));

@@ -6,11 +6,11 @@ import { route } from "@/app/api/_lib/route";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** One resource: its row from the live index, its counters and waiters from a shared fresh read. The key comes from the raw path (see resource-path.ts). */
+/** One resource read fresh from every node (shared among viewers), with what the list lacked healed. The key comes from the raw path (see resource-path.ts). */
 export const GET = route(async (request, ctx) => {
   const principal = await ctx.guard.requireRead(request);
   const key = resourceFromPath(request);
-  return jsonResponse(forReader(principal, await ctx.readLock(key), redactLockResponse));
+  return jsonResponse(forReader(ctx, principal, await ctx.readLock(key), redactLockResponse));
 });
 
 export {

@@ -12,7 +12,7 @@ export { GET } from "../[...resource]/route";
 
 /** Extend by value: 200 with the extended lock, 409 when no longer held on a majority. */
 export const POST = route(async (request, ctx) => {
-  const principal = await ctx.guard.requireAdmin(request);
+  const principal = await ctx.guard.requireAction(request, "extend");
   const body = await readJsonBody(request, extendRequestSchema);
   const lock = await extendAudited(ctx, actorOf(ctx, request, principal), body);
   return jsonResponse({ serverTime: Date.now(), lock });

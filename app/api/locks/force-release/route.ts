@@ -11,11 +11,13 @@ export const dynamic = "force-dynamic";
 /** A lock named "force-release" is still readable: GET falls through to the single-lock read. */
 export { GET } from "../[...resource]/route";
 
-/** Admin force-unlock (compare-and-delete, or any value with force: true); always audited. */
+/** Operator force-unlock within scope (lib/api/unlock-rule.ts: a tombstone, or the explicit delete-now); always audited. */
 export const POST = route(async (request, ctx) => {
-  const principal = await ctx.guard.requireAdmin(request);
+  const principal = await ctx.guard.requireAction(request, "force-release");
   const body = await readJsonBody(request, forceReleaseRequestSchema);
-  return jsonResponse(await forceReleaseAudited(ctx, actorOf(ctx, request, principal), body));
+  return jsonResponse(
+    await forceReleaseAudited(ctx, actorOf(ctx, request, principal, body.incident), body),
+  );
 });
 
 export {

@@ -12,7 +12,7 @@ export { GET } from "../[...resource]/route";
 
 /** Release by value on every node; 200 even when it had already expired (releasedCount 0). */
 export const POST = route(async (request, ctx) => {
-  const principal = await ctx.guard.requireAdmin(request);
+  const principal = await ctx.guard.requireAction(request, "release");
   const body = await readJsonBody(request, releaseRequestSchema);
   const result = await releaseAudited(ctx, actorOf(ctx, request, principal), body);
   return jsonResponse({ serverTime: Date.now(), ...result });

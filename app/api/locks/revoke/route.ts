@@ -11,11 +11,14 @@ export const dynamic = "force-dynamic";
 /** A lock named "revoke" is still readable: GET falls through to the single-lock read. */
 export { GET } from "../[...resource]/route";
 
-/** Admin: ask the holder to release (a revoke marker and a notice); 202, always audited. */
+/** Operator (within scope): ask the holder to release (a revoke marker and a notice); 202, always audited. */
 export const POST = route(async (request, ctx) => {
-  const principal = await ctx.guard.requireAdmin(request);
+  const principal = await ctx.guard.requireAction(request, "revoke");
   const body = await readJsonBody(request, revokeRequestSchema);
-  return jsonResponse(await revokeAudited(ctx, actorOf(ctx, request, principal), body), 202);
+  return jsonResponse(
+    await revokeAudited(ctx, actorOf(ctx, request, principal, body.incident), body),
+    202,
+  );
 });
 
 export {

@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 export const GET = route(async (request, ctx) => {
   const principal = await ctx.guard.requireRead(request);
   const body = await ctx.sessions.get(sessionIdFromPath(request));
-  return jsonResponse(forReader(principal, body, redactSessions));
+  return jsonResponse(forReader(ctx, principal, body, redactSessions));
 });
 
 export {

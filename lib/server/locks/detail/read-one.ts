@@ -2,8 +2,8 @@ import "server-only";
 /**
  * `GET /api/locks/{resource}`: one key read fresh from every node, together with the library's
  * fencing counter for it (fenceKey) and its waiters list, which the live index does not keep (it
- * skips every `redlock:` key); `createLockReader` shares that read among viewers and takes the row
- * from the index.
+ * skips every `redlock:` key); `createLockReader` shares that read among viewers and heals the
+ * index when the read finds a lock the index missed.
  */
 import {
   MAX_WAITERS_LISTED,
@@ -35,7 +35,6 @@ import { toKeyState } from "../read/read-node";
 import { foldNodes, type FlagLimits } from "../rows/fold-nodes";
 import { compileGlob } from "../read/glob";
 import type { LiveIndex } from "../rows/live-index";
-import { readHolderSession } from "../../sessions/read-session";
 
 /**
  * KEYS[1..3] the resource, its 1.x owner entry and waiters, KEYS[4] its fencing counter, KEYS[5]
@@ -153,7 +152,7 @@ async function readResourceOnNode(
 }
 
 /** The one-resource read without its holder's session (createLockReader adds it). */
-type FreshRead = Omit<LockResponse, "holderSession">;
+type FreshRead = Omit<LockResponse, "holderSession" | "index">;
 
 export async function readOneLock(
   nodes: readonly ConsoleNode[],
@@ -203,8 +202,11 @@ export interface LockReaderOptions {
   readonly patterns: readonly string[];
   /** How long one fresh read of a resource serves every viewer of its page. */
   readonly maxAgeMs: number;
-  /** Budget of one node's read of the holder's session, in ms. */
-  readonly deadlineMs: number;
+  /**
+   * The session of whoever holds `value`, read from the nodes (sessions/read-session.ts, passed in
+   * by the composition root: the sessions wing stands on the locks, not under them).
+   */
+  readonly readHolderSession: (value: string) => Promise<HolderSession | null>;
 }
 
 /** Kept reads, each for maxAgeMs, at most LOCK_READS_KEPT of them: one read serves every viewer. */
@@ -222,14 +224,20 @@ function sharedReads<T>(maxAgeMs: number): (name: string, read: () => Promise<T>
   };
 }
 
+/** What the page says when its read found a lock the list lacked (the index has read it in since). */
+const MISSED_NOTE =
+  "The list of locks did not show this lock when this page read it: the console's live index had " +
+  "missed it (a key whose notifications it skips, or one it had not read yet). This page reads " +
+  "every node itself, and the console has now read the key into its index: the list shows it too.";
+
 /**
- * `GET /api/locks/{resource}` for any number of viewers: the row comes from the live index (the
- * same the list shows) whenever the index covers the resource completely; the fencing counters and
- * the waiter list, which the index does not keep, come from one fresh read per resource per
- * maxAgeMs, shared by every viewer. A resource read while a node is still being listed is served by
- * the fresh read alone. A key outside LOCK_MATCH is refused before anything is read (404
- * `outside_lock_match`): LOCK_MATCH says which keys are locks, so no other key's value is served
- * (issue 32 row 2); a key inside it that holds no lock format reads as free (read-node.ts).
+ * `GET /api/locks/{resource}` for any number of viewers: the page serves its own fresh read (one
+ * per resource per maxAgeMs, shared by every viewer), never the index's row in its place. When
+ * that read finds a lock the index has no row for, the answer says so (`index.missedLock`) and the
+ * index reads the key at once, so the list heals instead of calling the lock free until the next
+ * resync. A key outside LOCK_MATCH is refused before anything is read (404 `outside_lock_match`):
+ * LOCK_MATCH says which keys are locks, so no other key's value is served (issue 32 row 2); a key
+ * inside it that holds no lock format reads as free (read-node.ts).
  */
 export function createLockReader(
   options: LockReaderOptions,
@@ -241,16 +249,31 @@ export function createLockReader(
     lockReads(key.toString("latin1"), () =>
       readOneLock(options.nodes, key, options.quorumSize, options.limits),
     );
-  const withHolderSession = async (read: FreshRead): Promise<LockResponse> => {
+  const withHolderSession = async (
+    read: FreshRead,
+    index: LockResponse["index"],
+  ): Promise<LockResponse> => {
     const value = read.lock?.value ?? null;
     // Shared per session: every lock of one holder reads its session once per maxAgeMs.
     const holderSession =
       value === null
         ? null
         : await sessionReads(sessionOfValue(value) ?? "no session", () =>
-            readHolderSession(options.nodes, value, options.deadlineMs),
+            options.readHolderSession(value),
           );
-    return { ...read, holderSession };
+    return { ...read, holderSession, index };
+  };
+  /** Whether the index lacks the lock `fresh` found; when it does, it reads the key in now. */
+  const compareWithIndex = async (name: string, fresh: FreshRead) => {
+    const { index } = options;
+    const agrees = { missedLock: false, note: null };
+    // While a node is being listed the index is not expected to hold every lock yet.
+    if (fresh.lock === null || !index.complete) return agrees;
+    if (index.row(name, Date.now()) !== null) return agrees;
+    await index.heal(name);
+    // Still no row: the lock went since this read (reads are shared for maxAgeMs), nothing missed.
+    if (index.row(name, Date.now()) === null) return agrees;
+    return { missedLock: true, note: MISSED_NOTE };
   };
   return async (key) => {
     const name = key.toString("latin1");
@@ -263,23 +286,6 @@ export function createLockReader(
         "This key is outside LOCK_MATCH: the console reads and shows only lock keys.",
       );
     const fresh = await freshRead(key);
-    if (!options.index.complete) return withHolderSession(fresh);
-    const serverTime = Date.now();
-    options.index.sweep(serverTime);
-    const row = options.index.row(name, serverTime);
-    const tokens = new Map(fresh.lock?.nodes.map((node) => [node.nodeId, node.fencingToken]));
-    return withHolderSession({
-      ...fresh,
-      serverTime,
-      lock: row && {
-        ...row,
-        nodes: row.nodes.map((holder) => ({
-          ...holder,
-          fencingToken: tokens.get(holder.nodeId) ?? null,
-        })),
-        waiterList: fresh.lock?.waiterList ?? [],
-      },
-      unreachableNodes: options.index.unreachableNodes(),
-    });
+    return withHolderSession(fresh, await compareWithIndex(name, fresh));
   };
 }

@@ -12,12 +12,10 @@
  * 45 bytes; a token shape is never that long, so a cut value of no such prefix is no lock. Over
  * 8 MiB a value is no lock at all (the read skips it unhashed).
  */
-import { VALUE_FORMAT_PREFIX } from "@redlock-console/redlock";
+import { startsAsValue } from "@redlock-console/redlock/protocol";
 import type { LockFormat } from "@/lib/api";
 import { isTombstone } from "./tombstone";
 
-/** This library's value: `rl1:<40-hex token>:<json>` (lib/redlock/value.ts). */
-const RL1 = new RegExp(`^${VALUE_FORMAT_PREFIX}[0-9a-f]{40}:\\{`);
 /** Random tokens other libraries store as the value, each of a fixed shape. */
 const TOKEN_SHAPES: readonly RegExp[] = [
   /** Hex: this library with `owner: false` and node-redlock (40), redis-py's Lock (uuid1().hex: 32). */
@@ -30,7 +28,7 @@ const TOKEN_SHAPES: readonly RegExp[] = [
 
 /** True for a value only a lock has, whatever its TTL: `rl1:` and `rlx:` values. */
 export const isUnmistakableLockValue = (value: string): boolean =>
-  isTombstone(value) || RL1.test(value);
+  isTombstone(value) || startsAsValue(value);
 
 /**
  * The format a string value is recognised as, given its PTTL (-1: no expiry); null when it is no
@@ -38,7 +36,7 @@ export const isUnmistakableLockValue = (value: string): boolean =>
  */
 export function stringLockFormat(value: string, pttlMs: number): LockFormat | null {
   if (isTombstone(value)) return "tombstone";
-  if (RL1.test(value)) return "string";
+  if (startsAsValue(value)) return "string";
   if (pttlMs < 0) return null;
   return TOKEN_SHAPES.some((shape) => shape.test(value)) ? "string" : null;
 }

@@ -10,11 +10,11 @@
 import type { OwnerInfo, WaitersSummary } from "@/lib/api";
 import {
   decodeValue,
+  decodeWaiterMember,
   legacyOwnerKey,
   VALUE_FORMAT_PREFIX,
   waitersKey,
 } from "@redlock-console/redlock";
-import { SESSION_ID } from "../../sessions/session-keys";
 import { boundOwner } from "./read-key";
 import { decodeTombstone } from "./tombstone";
 
@@ -135,25 +135,13 @@ export function ownerOfValue(value: string): OwnerInfo | null {
 }
 
 /**
- * The holder session a value names: the `"session"` field of this library's value (decodeValue
- * ignores it), or of a tombstone (the session of the holder it replaced); null for any other value,
- * a value without one, or a garbled id.
+ * The holder session a value names: this library's value's, or a tombstone's (the session of the
+ * holder it replaced); null for any other value, a value without one, or a garbled id.
  */
 export function sessionOfValue(value: string): string | null {
   // Most values carry no session (other libraries, `session: false`): skip the JSON for them.
   if (!value.includes('"session"')) return null;
-  let session: unknown;
-  if (decodeValue(value)) {
-    try {
-      session = (JSON.parse(value.slice(VALUE_FORMAT_PREFIX.length + 41)) as { session?: unknown })
-        .session;
-    } catch {
-      return null;
-    }
-  } else {
-    session = decodeTombstone(value)?.session;
-  }
-  return typeof session === "string" && SESSION_ID.test(session) ? session : null;
+  return decodeValue(value)?.session ?? decodeTombstone(value)?.session ?? null;
 }
 
 /** readLock's 1.x owner part: [labels, acquiredAt, extensions]; null when absent or garbled. */
@@ -182,29 +170,15 @@ export function parseWaitersReply(count: unknown, oldest: unknown): WaitersSumma
 /** The holder session a waiters member names (its `"session"` field); null when none. */
 export function sessionOfWaiterMember(member: string): string | null {
   if (!member.includes('"session"')) return null;
-  try {
-    const { session } = JSON.parse(member) as { session?: unknown };
-    return typeof session === "string" && SESSION_ID.test(session) ? session : null;
-  } catch {
-    return null;
-  }
+  return decodeWaiterMember(member)?.session ?? null;
 }
 
-/** One waiters member (`{"id","labels","since"}`) with its score; null when garbled. */
+/** One waiters member (the library's format, decodeWaiterMember) with its score; null when garbled. */
 export function parseWaiterMember(
   member: string,
   score: number,
 ): { id: string; labels: Record<string, string>; since: number; expiresAt: number } | null {
-  try {
-    const parsed = JSON.parse(member) as { id?: unknown; labels?: unknown; since?: unknown };
-    if (typeof parsed.id !== "string" || typeof parsed.since !== "number") return null;
-    return {
-      id: parsed.id,
-      labels: parseLabels(JSON.stringify(parsed.labels ?? {})) ?? {},
-      since: parsed.since,
-      expiresAt: score,
-    };
-  } catch {
-    return null;
-  }
+  const decoded = decodeWaiterMember(member);
+  if (!decoded) return null;
+  return { id: decoded.id, labels: { ...decoded.labels }, since: decoded.since, expiresAt: score };
 }

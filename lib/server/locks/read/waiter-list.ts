@@ -1,11 +1,11 @@
 /**
  * The waiter entries a lock read returns whole (readLock's last part, ownership.ts), parsed into
  * what the wait-for graph needs: who waits (the entry's id and holder session), since when, until
- * when its entry lasts, and its owner labels. Entries are the library's (lib/redlock/waiters.ts):
- * `{"id","labels","since","firstFailedAt"?,"session"?,"wake"?}` scored by the epoch ms at which the entry lapses.
+ * when its entry lasts, and its owner labels. Entries are the library's (the wire protocol's
+ * decodeWaiterMember): `{"id","labels","since","firstFailedAt"?,"session"?,"wake"?}` scored by the
+ * epoch ms at which the entry lapses.
  */
-import { SESSION_ID } from "../../sessions/session-keys";
-import { parseLabels } from "./ownership";
+import { decodeWaiterMember } from "@redlock-console/redlock/protocol";
 
 /** One live waiter entry on one node. */
 export interface WaiterRef {
@@ -25,31 +25,14 @@ export interface WaiterRef {
 
 /** One member and its score; null when garbled (not an entry of this library). */
 export function parseWaiterRef(member: string, score: number): WaiterRef | null {
-  let parsed: {
-    id?: unknown;
-    since?: unknown;
-    firstFailedAt?: unknown;
-    session?: unknown;
-    labels?: unknown;
-  };
-  try {
-    parsed = JSON.parse(member) as typeof parsed;
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== "object" || parsed === null) return null;
-  const { id, since, session, firstFailedAt } = parsed;
-  if (typeof id !== "string" || id.length > 64 || typeof since !== "number") return null;
-  if (!Number.isFinite(score) || !Number.isSafeInteger(since)) return null;
+  const decoded = decodeWaiterMember(member);
+  if (!decoded || !Number.isFinite(score)) return null;
   return {
-    id,
-    session: typeof session === "string" && SESSION_ID.test(session) ? session : null,
-    sinceMs:
-      typeof firstFailedAt === "number" && Number.isSafeInteger(firstFailedAt)
-        ? firstFailedAt
-        : since,
+    id: decoded.id,
+    session: decoded.session ?? null,
+    sinceMs: decoded.firstFailedAt ?? decoded.since,
     expiresAtMs: score,
-    labels: parseLabels(JSON.stringify(parsed.labels ?? {})) ?? {},
+    labels: decoded.labels,
   };
 }
 

@@ -8,7 +8,7 @@ import type { ConsoleNode } from "../../node-registry";
 import { ASCII, describeKey, describeLatin1Key } from "../read/key-name";
 import type { NodeKeyState } from "../read/key-state";
 import { ownerOfValue } from "../read/ownership";
-import type { IndexedState } from "../watch/node-store";
+import type { IndexedState } from "../watch/store/node-store";
 import { foldResource, type FlagThresholds } from "./fold";
 
 export interface SnapshotRow {

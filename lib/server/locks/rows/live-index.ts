@@ -6,6 +6,10 @@ import "server-only";
  * `limit` rows from the cursor, and totals and counts are tree sizes. Rows are folded (fold-nodes.ts)
  * only when a page shows them: their TTLs are then computed from the expiry instants the nodes reported.
  * Viewers never cause a read of a node: the index is read from memory, whatever the number of them.
+ * One job: keep the rows current and tell registered handlers; paging, folding, refolds and the
+ * handler queues live in their own files.
+ * What follows the changes (the timeline, contention, the ownership figures) registers a handler
+ * (`addHandler`, index-handlers.ts), told off the watch's call stack: none of them delays the index.
  */
 import { BTree } from "./btree";
 import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/api";
@@ -13,18 +17,21 @@ import type { ConsoleNode } from "../../node-registry";
 import type { FlagThresholds } from "./fold";
 import { foldIndexed } from "./fold-nodes";
 import {
-  entryOf,
-  factsOf,
-  FiguresTally,
-  type OwnershipFigures,
-  type RowEntry,
-} from "./ownership-figures";
+  HandlerQueue,
+  type HandlerOptions,
+  type HandlerRegistration,
+  type IndexEvent,
+  type IndexHandler,
+  type Reads,
+} from "./index-handlers";
+import { entryOf, factsOf, type RowEntry } from "./ownership-figures";
 import { rowState } from "./quorum";
 import { refoldInSlices } from "./refold";
-import { ClusterWatch } from "../watch/cluster-watch";
-import type { LockWatch } from "../watch/lock-watch";
-import type { IndexedState, RemovalCause } from "../watch/node-store";
+import { ClusterWatch } from "../watch/node/cluster-watch";
+import type { LockWatch } from "../watch/node/lock-watch";
+import type { RemovalCause } from "../watch/store/node-store";
 import { watchesOf, type WatchSettings } from "./node-watches";
+import { skippedShapesOf } from "./skipped-shapes";
 
 export interface LiveIndexOptions extends WatchSettings {
   readonly quorumSize: number;
@@ -32,8 +39,7 @@ export interface LiveIndexOptions extends WatchSettings {
   readonly longWaitMs: number;
 }
 
-/** Per node, in node order: its state, null (absent) or undefined (unreachable). */
-export type Reads = ReadonlyArray<IndexedState | null | undefined>;
+export type { IndexChange, IndexHandler, HandlerRegistration, Reads } from "./index-handlers";
 
 const STATES: readonly LockState[] = ["held", "partial", "conflict", "releasing"];
 /** How often expired states are dropped when no page asks. */
@@ -52,23 +58,6 @@ function stateOf(reads: Reads, quorumSize: number): LockState | null {
   return reads.find((read) => read)?.format === "tombstone" ? "releasing" : state;
 }
 
-/** Told of every per-node change while it happens (the timeline), and ticked with the sweeper. */
-export interface IndexObserver {
-  /** `state`: the row's state after the change (null: no node holds the key). */
-  observe(
-    key: string,
-    reads: Reads,
-    state: LockState | null,
-    nodeIndex: number,
-    cause: RemovalCause | undefined,
-  ): void;
-  tick(): void;
-  /** A node's changes since `sinceMs` may have been missed (it is being relisted). */
-  gap(sinceMs: number): void;
-  /** `holds` values came and went on the node between two reads of `key`. */
-  brief(key: string, nodeIndex: number, holds: number): void;
-}
-
 export class LiveIndex {
   /** Per node, in node order: a single server's watch, or a cluster's (one watch per primary). */
   readonly watches: readonly LockWatch[];
@@ -81,10 +70,11 @@ export class LiveIndex {
   readonly #sweeper: NodeJS.Timeout;
   /** Bumped on every row change: caches of filtered totals are valid for one version. */
   #version = 0;
-  #observer: IndexObserver | null = null;
-  #waitListener: ((key: string, reads: Reads) => void) | null = null;
+  /** Bumped on every change of a key on a node (IndexChange.seq). */
+  #changeCount = 0;
+  /** The registered handlers (index-handlers.ts): each told of every change off this call stack. */
+  readonly #handlers = new Set<HandlerQueue>();
   readonly #nodeIds: readonly string[];
-  readonly #tally: FiguresTally;
   /** Bumped when a re-fold of every row starts (or the index closes): an older one stops. */
   #refoldRun = 0;
 
@@ -92,28 +82,38 @@ export class LiveIndex {
     this.#nodes = nodes;
     this.#nodeIds = nodes.map((node) => node.id);
     this.#options = options;
-    this.#tally = new FiguresTally(options);
     this.watches = watchesOf(nodes, options, (nodeIndex) => ({
       onChange: (key, _state, cause) => this.#update(key, nodeIndex, cause),
       shared: (name, value) => this.#shared(name, value),
       onReachability: () => this.#updateAll(),
-      onGap: (sinceMs) => this.#observer?.gap(sinceMs),
-      onBrief: (key, holds) => this.#observer?.brief(key, nodeIndex, holds),
+      onGap: (sinceMs) => this.#emit({ kind: "gap", sinceMs }),
+      onBrief: (key, holds) =>
+        this.#emit({ kind: "brief", key, nodeIndex, holds, atMs: Date.now() }),
     }));
     this.#sweeper = setInterval(() => {
       this.sweep();
-      this.#observer?.tick();
+      this.#emit({ kind: "tick", atMs: Date.now(), complete: this.complete });
     }, SWEEP_INTERVAL_MS);
   }
 
-  /** Sets the one observer (the timeline) told of every change from now on. */
-  observe(observer: IndexObserver): void {
-    this.#observer = observer;
-  }
-
-  /** Sets the one listener told of every key change, waiters included (the contention tracker). */
-  listenWaits(listener: (key: string, reads: Reads) => void): void {
-    this.#waitListener = listener;
+  /**
+   * Registers `handler`, told of every change from now on, off the watch's call stack, through a
+   * queue of its own (index-handlers.ts: how a slow handler lags and what it loses), starting with
+   * a tick. What the index held before is read from it (`reads`, `keysFrom`), as the timeline's
+   * re-read does: changes counted up to that read (`changeCount`) are already in it.
+   */
+  addHandler(handler: IndexHandler, options: HandlerOptions = {}): HandlerRegistration {
+    const queue: HandlerQueue = new HandlerQueue(
+      handler,
+      options,
+      () => this.complete,
+      () => this.#handlers.delete(queue),
+    );
+    this.#handlers.add(queue);
+    // A first tick at once: a handler that reads the index (the timeline) reads it before any
+    // change queued after this one, not at the sweeper's next turn.
+    queue.push({ kind: "tick", atMs: Date.now(), complete: this.complete });
+    return queue;
   }
 
   get quorumSize(): number {
@@ -131,6 +131,11 @@ export class LiveIndex {
 
   get version(): number {
     return this.#version;
+  }
+
+  /** How many changes the index has applied: a handler's change `seq` is one of these. */
+  get changeCount(): number {
+    return this.#changeCount;
   }
 
   get size(): number {
@@ -172,28 +177,25 @@ export class LiveIndex {
     return foldIndexed(key, this.#reads(key), this.#nodeIds, this.#options.quorumSize, thresholds);
   }
 
-  /** Ownership figures for the metrics, ages in seconds at `nowMs`: kept as rows change (ownership-figures.ts). */
-  figures(nowMs: number): OwnershipFigures {
-    return this.#tally.figures(nowMs);
-  }
-
   /** True when the index covers the key: every reachable node is listed and follows changes. */
   get complete(): boolean {
     return this.watches.every((watch) => !watch.reachable || watch.complete);
   }
 
   listing(): Listing {
+    const statuses = this.watches.map((watch, index) => ({
+      nodeId: this.#nodes[index]!.id,
+      status: watch.status(),
+    }));
     return {
       complete: this.complete,
-      nodes: this.watches.map((watch, index) => {
-        const status = watch.status();
-        return {
-          nodeId: this.#nodes[index]!.id,
-          mode: status.mode,
-          asOf: status.asOf,
-          fraction: status.listing?.fraction ?? null,
-        };
-      }),
+      nodes: statuses.map(({ nodeId, status }) => ({
+        nodeId,
+        mode: status.mode,
+        asOf: status.asOf,
+        fraction: status.listing?.fraction ?? null,
+      })),
+      skippedShapes: skippedShapesOf(statuses),
     };
   }
 
@@ -224,14 +226,27 @@ export class LiveIndex {
     return this.watches.some((watch) => watch.truncated);
   }
 
-  /** Resolves once every change made on the nodes before the call is in the index (see NodeWatch.sync). */
+  /**
+   * Resolves once every change made on the nodes before the call is in the index (see
+   * NodeWatch.sync) and every handler has been told of it.
+   */
   async sync(): Promise<void> {
     await Promise.all(this.watches.map((watch) => watch.sync()));
+    await Promise.all([...this.#handlers].map((queue) => queue.drained()));
+  }
+
+  /**
+   * Reads `key` on every node into the index now (the lock page's fresh read found a lock the index
+   * lacked); resolves once its row is current. A node that fails the read keeps what it had.
+   */
+  async heal(key: string): Promise<void> {
+    await Promise.all(this.watches.map((watch) => watch.reread(key).catch(() => {})));
   }
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
     this.#refoldRun += 1;
+    for (const queue of this.#handlers) queue.remove();
     await Promise.all(this.watches.map((watch) => watch.close()));
   }
 
@@ -250,15 +265,34 @@ export class LiveIndex {
     return { name: sharedName, value };
   }
 
+  #emit(event: IndexEvent): void {
+    for (const queue of this.#handlers) queue.push(event);
+  }
+
   #update(key: string, nodeIndex = -1, cause?: RemovalCause): void {
     const reads = this.#reads(key);
     const next = stateOf(reads, this.#options.quorumSize);
-    this.#observer?.observe(key, reads, next, nodeIndex, cause);
-    this.#waitListener?.(key, reads);
+    const seq = ++this.#changeCount;
     const entry = this.#rows.get(key);
     const previous = entry === undefined ? null : stateOfEntry(entry);
     const facts = next === null ? null : factsOf(reads, this.#options.quorumSize);
-    this.#tally.change(factsOfEntry(entry), facts);
+    if (this.#handlers.size > 0) {
+      const factsBefore = factsOfEntry(entry);
+      const atMs = Date.now();
+      const change = {
+        key,
+        reads,
+        state: next,
+        nodeIndex,
+        cause,
+        factsBefore,
+        factsAfter: facts,
+        atMs,
+        seq,
+        complete: this.complete,
+      };
+      this.#emit({ kind: "change", change });
+    }
     if (next !== previous) {
       this.#version += 1;
       if (previous) this.#byState[previous].delete(key);

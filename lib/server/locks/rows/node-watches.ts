@@ -5,16 +5,17 @@ import "server-only";
  * index's settings and tells the index of its changes through the hooks made for its node.
  */
 import type { ConsoleNode } from "../../node-registry";
-import { createBudget } from "../watch/budget";
-import { ClusterWatch } from "../watch/cluster-watch";
-import type { LockWatch, LockWatchOptions } from "../watch/lock-watch";
-import { NodeWatch } from "../watch/node-watch";
+import { createBudget } from "../watch/io/budget";
+import { ClusterWatch } from "../watch/node/cluster-watch";
+import type { LockWatch, LockWatchOptions } from "../watch/node/lock-watch";
+import { NodeWatch } from "../watch/node/node-watch";
 
 /** What every node's watch is told (lock-watch.ts says what each means), and its budgets. */
 export type WatchSettings = Pick<
   LockWatchOptions,
   | "patterns"
   | "resyncIntervalMs"
+  | "healBudgetPerS"
   | "enableKeyspaceEvents"
   | "restoreKeyspaceEvents"
   | "shapes"
@@ -43,6 +44,7 @@ export function watchesOf(
     const watchOptions: LockWatchOptions = {
       patterns: settings.patterns,
       resyncIntervalMs: settings.resyncIntervalMs,
+      healBudgetPerS: settings.healBudgetPerS,
       enableKeyspaceEvents: settings.enableKeyspaceEvents,
       restoreKeyspaceEvents: settings.restoreKeyspaceEvents,
       shapes: settings.shapes,

@@ -7,7 +7,7 @@
  */
 import type { LockState } from "@/lib/api";
 import { BTree } from "./btree";
-import type { IndexedState } from "../watch/node-store";
+import type { IndexedState } from "../watch/store/node-store";
 import { waitersOf } from "./quorum";
 
 export interface OwnershipFigures {

@@ -26,7 +26,7 @@ function nodeIdOf(request: Request): string {
  * `preview: true`, only what it would run (admin too: it reads the node's configuration).
  */
 export const POST = route(async (request, ctx) => {
-  const principal = await ctx.guard.requireAdmin(request);
+  const principal = await ctx.guard.requireAction(request, "node-admin");
   const body = await readJsonBody(request, keyspaceEventsRequestSchema);
   const nodeId = parseWith(nodePathIdSchema, nodeIdOf(request), "node id");
   if (body.preview) return jsonResponse(await previewKeyspaceEvents(ctx, nodeId));

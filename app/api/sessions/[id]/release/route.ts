@@ -9,13 +9,18 @@ import { sessionIdFromPath } from "@/lib/server/sessions/session-path";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** Admin: force-release every lock of one holder session in one audited action (`preview: true` first). */
+/** Operator (every lock within scope): force-release every lock of one holder session in one audited action (`preview: true` first). */
 export const POST = route(async (request, ctx) => {
-  const principal = await ctx.guard.requireAdmin(request);
+  const principal = await ctx.guard.requireAction(request, "release-session");
   const sessionId = sessionIdFromPath(request);
   const body = await readJsonBody(request, holderSessionReleaseRequestSchema);
   return jsonResponse(
-    await releaseSessionAudited(ctx, actorOf(ctx, request, principal), sessionId, body),
+    await releaseSessionAudited(
+      ctx,
+      actorOf(ctx, request, principal, body.incident),
+      sessionId,
+      body,
+    ),
   );
 });
 
