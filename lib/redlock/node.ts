@@ -59,6 +59,8 @@ export class RedlockNode {
   private readonly sentScripts: Set<string> | undefined;
   private readonly settle = () => this.onCallSettled();
   private readonly flushQueue = () => this.flush();
+  /** Who waits for this node to have answered every call it was given (drained). */
+  private drainWaiters: (() => void)[] = [];
 
   constructor(
     /** The client as the caller gave it: the key of `votesFor`/`votesAgainst`. */
@@ -150,6 +152,19 @@ export class RedlockNode {
   private onCallSettled(): void {
     this.inFlight -= 1;
     if (this.queue.length > 0) this.scheduleFlush();
+    else if (this.inFlight === 0) for (const drained of this.drainWaiters.splice(0)) drained();
+  }
+
+  /**
+   * Resolves once every call given to this node has been answered, sending what waits for the end
+   * of the turn now (Redlock.quit). A release resolves once a majority answered, and its commands
+   * to the other nodes may still be queued here: a QUIT written before them would close the
+   * connection under them, and the lock would stay on those nodes until its TTL.
+   */
+  drained(): Promise<void> {
+    if (this.queue.length > 0) this.flush();
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
   private flush(): void {

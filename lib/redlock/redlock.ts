@@ -316,10 +316,21 @@ export default class Redlock extends EventEmitter implements LockManager, LockOp
     });
   }
 
-  /** Closes every client connection (node-redlock's `quit`), and stops the session's heartbeat. */
+  /**
+   * Closes every client connection (node-redlock's `quit`), and stops the session's heartbeat.
+   * First waits, at most one node timeout, for the commands already given to the nodes (a
+   * release's commands beyond the majority it resolved on): `await lock.release(); await
+   * redlock.quit()` leaves no key behind, as with node-redlock, whose release waits for every node.
+   */
   async quit(): Promise<void> {
     this.holder?.stop();
     this.core.releaseWaiter?.close();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.core.nodes.map((node) => node.drained())),
+      new Promise((resolve) => (timer = setTimeout(resolve, this.settings.nodeTimeout))),
+    ]);
+    clearTimeout(timer);
     await Promise.all([...this.clients].map((client) => client.quit()));
   }
 }

@@ -5,7 +5,7 @@
  * cannot be compared (a restart, a save) give no rate rather than a wrong one.
  */
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createWriteRateMeter } from "@/lib/server/health/write-rate";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import { startTestConsole } from "./helpers";
@@ -41,8 +41,29 @@ describe("the node report's write rate", () => {
     const tc = startTestConsole(masters().urls);
     try {
       let published = 0;
-      listener.on("pmessage", () => (published += 1));
+      let probesHeard = 0;
+      const probeKey = `${tc.prefix}probe`;
+      listener.on("pmessage", (_pattern: string, channel: string) => {
+        if (channel.endsWith(`:${probeKey}`)) probesHeard += 1;
+        else published += 1;
+      });
       await listener.psubscribe("__keyspace@0__:*");
+      // A barrier, not a wait: the listener hears a write before the window opens, or the test
+      // says why it cannot (CI once counted 0 notifications for 2 s of traffic).
+      await admin.set(probeKey, "1");
+      await vi.waitFor(
+        async () => {
+          if (probesHeard > 0) return;
+          const flags = ((await admin.config("GET", "notify-keyspace-events")) as string[])[1];
+          throw new Error(
+            `the listener (${listener.status}) heard no notification of ${probeKey}; notify-keyspace-events is "${flags}"`,
+          );
+        },
+        { timeout: 5_000, interval: 20 },
+      );
+      await admin.del(probeKey);
+      await listener.ping(); // the probe's del is heard before the count starts
+      published = 0;
       await tc.ctx.nodes(); // the first sample
       await lockTraffic(tc.prefix, 2_000);
       await sleep(400); // the 200 ms holds expire (active expiry runs 10 times a second)
