@@ -50,7 +50,8 @@ export interface RetryStep<T> {
 
 /**
  * Runs attempts until one succeeds, retries are exhausted or `signal` aborts, waiting
- * `retryDelay ± retryJitter` between them. Reports the outcome as one "operation" event.
+ * `retryDelay ± retryJitter` between them (a handoff may try sooner: see retryDueMs). Reports the
+ * outcome as one "operation" event.
  */
 export async function withRetries<T>(
   core: Core,
@@ -73,7 +74,14 @@ export async function withRetries<T>(
       core.emitOperation({ ...event, outcome, attempts: count, latencyMs, nodes: stats.nodes }),
     );
   };
-  for (let index = 0; settings.retryCount === -1 || index <= settings.retryCount; index += 1) {
+  let retries = 0;
+  // When the current retry is due. A pause a handoff cut short (the acquire's wait was woken, or
+  // settles after a wake) leads to an attempt before then: if that one fails, the wait goes on to
+  // the same retry instead of spending another. So a wake that comes a hair too early (the
+  // release's deletes still landing on the other nodes) never makes a caller give up sooner than
+  // retryCount × retryDelay, as it did with `retryCount: 1`; attempts may outnumber retries.
+  let retryDueMs: number | undefined;
+  for (;;) {
     signal?.throwIfAborted();
     const { attempt, result, retryable = true } = await step();
     last = attempt;
@@ -83,8 +91,14 @@ export async function withRetries<T>(
       report("success");
       return { result, attempts };
     }
-    if (!retryable || (settings.retryCount !== -1 && index >= settings.retryCount)) break;
-    await pause(retryWaitMs(settings), signal);
+    if (!retryable) break;
+    const nowMs = performance.now();
+    if (retryDueMs === undefined || nowMs >= retryDueMs) {
+      if (settings.retryCount !== -1 && retries >= settings.retryCount) break;
+      retries += 1;
+      retryDueMs = nowMs + retryWaitMs(settings);
+    }
+    await pause(retryDueMs - nowMs, signal);
   }
   report("failure");
   throw new ExecutionError(retryFailedMessage, attempts, quarantinedIn(last));

@@ -65,8 +65,9 @@ const REGISTRATION_SPAN_MS = 30_000;
  * time, but on a loaded machine a server may serve the woken retry's SET (another connection)
  * before that delete: the retry meets the old value and fails, and no wake is left to send. It is
  * the old holder's release still landing, so the wait tries again within milliseconds, then a
- * little later (2.6 s in all), rather than after its retryDelay (9,975 ms seen on CI). Each is an attempt, counted
- * against retryCount like any other; four at most per wake.
+ * little later (2.6 s in all), rather than after its retryDelay (9,975 ms seen on CI). Four at most
+ * per wake, each within the retry it cut short: none counts against retryCount (core.ts,
+ * withRetries), and none is later than the retry itself would have been.
  */
 const SETTLE_DELAYS_MS = [20, 100, 500, 2_000] as const;
 
@@ -93,6 +94,8 @@ export class WaiterEntry {
   private registeredUntil = 0;
   private readonly registeredOn = new Set<RedlockNode>();
   private failedAttempts = 0;
+  /** The last pause ended before the retry was due (woken, or settling): the next attempt is free. */
+  private pausedEarly = false;
   /**
    * Set while the wait settles after a wake: the index into SETTLE_DELAYS_MS of the next pause,
    * used only if the attempt the wake started fails.
@@ -154,6 +157,7 @@ export class WaiterEntry {
     const step = this.settleStep;
     const pauseMs = step === undefined ? delayMs : Math.min(delayMs, SETTLE_DELAYS_MS[step]!);
     const woken = await handoff.wait(this.id, pauseMs, signal);
+    this.pausedEarly = woken || pauseMs < delayMs;
     // Reached only when the attempt before this pause failed: after a wake, settle.
     this.settleStep = woken
       ? 0
@@ -176,7 +180,9 @@ export class WaiterEntry {
 
   /** After each failed attempt: registers (or renews) while retries remain. */
   attemptFailed(): void {
-    this.failedAttempts += 1;
+    // An attempt within a retry a wake cut short spends no retry (withRetries): nor here.
+    if (!this.pausedEarly) this.failedAttempts += 1;
+    this.pausedEarly = false;
     const { retryCount } = this.settings;
     const retriesLeft = retryCount === -1 ? Infinity : retryCount - this.failedAttempts + 1;
     if (retriesLeft <= 0) return;

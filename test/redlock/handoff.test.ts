@@ -125,6 +125,59 @@ describe("handoff to the next in line (the default)", () => {
     }
   });
 
+  it("a wake that finds the lock still held spends no retry: with retryCount 1 the wait goes on, and the real release hands it over", async () => {
+    // A wake a hair early (the release's deletes still landing) made the woken attempt fail, and
+    // with retryCount 1 the caller gave up at once instead of after its retryDelay. Here the early
+    // wake is played by hand while the old value still stands on every node.
+    const [own5, admin5] = [connect(privateMasters().urls), connect(privateMasters().urls)];
+    const contender = new Redlock(own5, { retryCount: 1, retryDelay: 10_000, retryJitter: 0 });
+    try {
+      const resource = `test:handoff-early-wake:${randomUUID()}`;
+      await Promise.all(admin5.map((admin) => admin.set(resource, "old-holder", "PX", 30_000)));
+      let outcome = "waiting";
+      const pending = contender.acquire([resource], 30_000).then(
+        (lock) => ((outcome = "acquired"), lock),
+        (error: unknown) => {
+          outcome = `failed: ${String(error)}`;
+          throw error;
+        },
+      );
+      pending.catch(() => undefined);
+      const wakers = wakeIndexes(admin5).map((index) => admin5[index]!);
+      await vi.waitFor(async () => {
+        const members = await Promise.all(wakers.map((w) => w.zrange(waitersKey(resource), 0, -1)));
+        expect(members.every((listed) => listed.some((m) => m.includes('"wake"')))).toBe(true);
+      }, 5_000);
+      const attemptCalls = async (node: Redis) => {
+        const calls = await callsPerCommand([node]);
+        return (calls.set ?? 0) + (calls.evalsha ?? 0) + (calls.eval ?? 0);
+      };
+      const before = await Promise.all(admin5.map(attemptCalls));
+      // Published as a release's wake step would, on two of the three wake nodes (enough to retry).
+      const [member] = (await wakers[0]!.zrange(waitersKey(resource), 0, -1)).map(
+        (text) => JSON.parse(text) as Member,
+      );
+      for (const waker of wakers.slice(0, 2))
+        expect(await waker.publish(member!.wake!, member!.id)).toBeGreaterThan(0);
+      // The woken attempt reached every node and met the old value there: it failed.
+      await vi.waitFor(async () => {
+        const after = await Promise.all(admin5.map(attemptCalls));
+        expect(after.every((calls, index) => calls > before[index]!)).toBe(true);
+      });
+      await sleep(300); // time for a give-up to surface, were the retry spent
+      expect(outcome).toBe("waiting");
+      const releasedMono = performance.now();
+      await Promise.all(admin5.map((admin) => admin.del(resource)));
+      expect(await wakeNextWaiter(wakers, resource)).toBe(wakers.length);
+      const lock = await pending;
+      expect(performance.now() - releasedMono).toBeLessThan(2_000);
+      await lock.release();
+    } finally {
+      await contender.quit();
+      await disconnect(admin5);
+    }
+  });
+
   it("hands the lock over in arrival order: 16 contenders, each woken only by its turn", async () => {
     const resource = `test:handoff-fifo:${randomUUID()}`;
     const holder = new Redlock(clients, { retryCount: 0 });
