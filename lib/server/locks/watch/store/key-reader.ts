@@ -73,12 +73,16 @@ export class KeyReader {
     const { readKeys, budget, clock, signal, onRead } = this.#options;
     let found = 0;
     for (let start = 0; start < keys.length;) {
-      const readAtMs = clock.now();
       const { states, present, touchedBytes } = await readKeys(
         keys.slice(start),
-        readAtMs,
+        clock.now(),
         budget.bytes.burst,
       );
+      // Dated when the answer came, not when the read went out: PTTL was taken in between, so
+      // answer + PTTL is the latest the key can expire, never before it. Dated at sending, a read
+      // that waited 11 ms (a loaded CI) put the expiry 11 ms early, and the expired hold's session
+      // was read that much sooner than SESSION_CHECK_DELAY_MS after it.
+      const readAtMs = clock.now();
       states.forEach((state, index) => {
         const name = names[start + index]!;
         if (state) found += 1;
