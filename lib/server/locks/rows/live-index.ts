@@ -17,6 +17,15 @@ import type { ConsoleNode } from "../../node-registry";
 import type { FlagThresholds } from "./fold";
 import { foldIndexed } from "./fold-nodes";
 import {
+  foldGroup,
+  groupState,
+  membershipOf,
+  recordedCount,
+  type GroupKind,
+  type MemberRow,
+} from "./groups";
+import { memberShapeOf } from "../read/group-count";
+import {
   HandlerQueue,
   type HandlerOptions,
   type HandlerRegistration,
@@ -46,6 +55,12 @@ const STATES: readonly LockState[] = ["held", "partial", "conflict", "releasing"
 const SWEEP_INTERVAL_MS = 100;
 
 const stateOfEntry = (entry: RowEntry) => (typeof entry === "string" ? entry : entry.state);
+
+/** A semaphore or read-write lock shown as one row (groups.ts): its member keys. */
+interface Group {
+  readonly kind: GroupKind;
+  readonly members: Set<string>;
+}
 const factsOfEntry = (entry: RowEntry | undefined) => (typeof entry === "object" ? entry : null);
 
 /**
@@ -77,6 +92,13 @@ export class LiveIndex {
   readonly #nodeIds: readonly string[];
   /** Bumped when a re-fold of every row starts (or the index closes): an older one stops. */
   #refoldRun = 0;
+  /**
+   * Groups by row key, and each member key's group row key: a member has no row of its own (its
+   * entry is kept in #memberEntries, for the handlers' facts), its group's row stands for it.
+   */
+  readonly #groups = new Map<string, Group>();
+  readonly #groupOf = new Map<string, string>();
+  readonly #memberEntries = new Map<string, RowEntry>();
 
   constructor(nodes: readonly ConsoleNode[], options: LiveIndexOptions) {
     this.#nodes = nodes;
@@ -167,14 +189,42 @@ export class LiveIndex {
     return state ? this.#byState[state].size : this.#rows.size;
   }
 
-  /** The row of `key` (latin1 of its bytes) folded at `nowMs`; null when no node holds it. */
+  /**
+   * The row of `key` (latin1 of its bytes) folded at `nowMs`; null when no node holds it. A group's
+   * row key gives the group's row; a member's key its own row, as an ordinary lock's.
+   */
   row(key: string, nowMs: number): LockRow | null {
     const thresholds: FlagThresholds = {
       serverTimeMs: nowMs,
       longHeldMs: this.#options.longHeldMs,
       longWaitMs: this.#options.longWaitMs,
     };
+    const group = this.#groups.get(key);
+    if (group) return this.#groupRow(group, thresholds);
     return foldIndexed(key, this.#reads(key), this.#nodeIds, this.#options.quorumSize, thresholds);
+  }
+
+  #groupRow(group: Group, thresholds: FlagThresholds): LockRow | null {
+    const members: MemberRow[] = [];
+    let count: number | null = null;
+    for (const key of [...group.members].sort()) {
+      const reads = this.#reads(key);
+      const member = memberShapeOf(key);
+      const row = foldIndexed(key, reads, this.#nodeIds, this.#options.quorumSize, thresholds);
+      count = Math.max(count ?? 0, recordedCount(reads) ?? 0);
+      if (member && row) members.push({ member, row });
+    }
+    if (members.length === 0 || !count) return null;
+    const { quorumSize } = this.#options;
+    return foldGroup(
+      group.kind,
+      members[0]!.member.name,
+      count,
+      members,
+      this.#nodeIds,
+      quorumSize,
+      thresholds,
+    );
   }
 
   /** True when the index covers the key: every reachable node is listed and follows changes. */
@@ -270,10 +320,17 @@ export class LiveIndex {
   }
 
   #update(key: string, nodeIndex = -1, cause?: RemovalCause): void {
+    const group = this.#groups.get(key);
+    // A re-fold reached a group's row: its members are what the nodes hold.
+    if (group) {
+      for (const member of [...group.members]) this.#update(member, nodeIndex, cause);
+      return;
+    }
     const reads = this.#reads(key);
     const next = stateOf(reads, this.#options.quorumSize);
     const seq = ++this.#changeCount;
-    const entry = this.#rows.get(key);
+    const groupKey = this.#groupOf.get(key);
+    const entry = groupKey === undefined ? this.#rows.get(key) : this.#memberEntries.get(key);
     const previous = entry === undefined ? null : stateOfEntry(entry);
     const facts = next === null ? null : factsOf(reads, this.#options.quorumSize);
     if (this.#handlers.size > 0) {
@@ -293,6 +350,30 @@ export class LiveIndex {
       };
       this.#emit({ kind: "change", change });
     }
+    const membership = next === null ? null : membershipOf(key, reads);
+    if (groupKey !== undefined || membership) {
+      this.#updateMember(
+        key,
+        groupKey,
+        membership && { ...membership, entry: entryOf(next!, facts) },
+      );
+      // It was an ordinary row until now: that row goes, the group's stands for it.
+      if (groupKey === undefined) this.#setRow(key, previous, null, entry, null);
+      // Still held, no longer a member (its count key went first): an ordinary row again.
+      else if (!membership && next !== null) this.#setRow(key, null, next, undefined, facts);
+      return;
+    }
+    this.#setRow(key, previous, next, entry, facts);
+  }
+
+  /** Moves the row of `key` from state `previous` to `next` (null: no row). */
+  #setRow(
+    key: string,
+    previous: LockState | null,
+    next: LockState | null,
+    entry: RowEntry | undefined,
+    facts: ReturnType<typeof factsOf>,
+  ): void {
     if (next !== previous) {
       this.#version += 1;
       if (previous) this.#byState[previous].delete(key);
@@ -305,13 +386,50 @@ export class LiveIndex {
     }
   }
 
+  /**
+   * A member key changed: it leaves its former group (`formerGroupKey`) unless it stays there,
+   * joins `joins` (null: it is no member now) and both groups' rows are folded again.
+   */
+  #updateMember(
+    key: string,
+    formerGroupKey: string | undefined,
+    joins: { rowKey: string; kind: GroupKind; entry: RowEntry } | null,
+  ): void {
+    if (formerGroupKey !== undefined && formerGroupKey !== joins?.rowKey) {
+      this.#groups.get(formerGroupKey)?.members.delete(key);
+      this.#groupOf.delete(key);
+      this.#memberEntries.delete(key);
+      this.#refreshGroup(formerGroupKey);
+    }
+    if (!joins) return;
+    let group = this.#groups.get(joins.rowKey);
+    if (!group) this.#groups.set(joins.rowKey, (group = { kind: joins.kind, members: new Set() }));
+    group.members.add(key);
+    this.#groupOf.set(key, joins.rowKey);
+    this.#memberEntries.set(key, joins.entry);
+    this.#refreshGroup(joins.rowKey);
+  }
+
+  /** A group's row state from its members' (groups.ts); the group goes with its last member. */
+  #refreshGroup(rowKey: string): void {
+    const group = this.#groups.get(rowKey);
+    const entry = this.#rows.get(rowKey);
+    const previous = entry === undefined ? null : stateOfEntry(entry);
+    const states = [...(group?.members ?? [])].map((key) =>
+      stateOfEntry(this.#memberEntries.get(key)!),
+    );
+    const next = groupState(states);
+    if (next === null) this.#groups.delete(rowKey);
+    this.#setRow(rowKey, previous, next, entry, null);
+  }
+
   /** A node came or went: every row's view of it changed (re-folded in slices: refold.ts). */
   #updateAll(): void {
     const run = ++this.#refoldRun;
     void refoldInSlices(
       {
         rowKeys: (low) => this.#rows.keys(low),
-        hasRow: (key) => this.#rows.has(key),
+        hasRow: (key) => this.#rows.has(key) || this.#groupOf.has(key),
         nodeKeys: () => this.watches.map((watch) => watch.keys()),
         update: (key) => this.#update(key),
       },
