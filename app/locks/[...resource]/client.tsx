@@ -22,6 +22,7 @@ import { useTransitions } from "../../_queries/events";
 import { useLock } from "../../_queries/lock";
 import { useNodes } from "../../_queries/nodes";
 import { ForceReleaseSection } from "./force-release-section";
+import { GroupMembers } from "./group-members";
 import { HolderSessionRows } from "./holder-session-rows";
 import { NodeHoldersTable } from "./node-holders-table";
 import { useMaxSeen } from "./use-max-seen";
@@ -198,7 +199,8 @@ export function LockDetailClient({
       <h1 className={styles.title}>{resource}</h1>
       <ForceReleaseSection lock={lock} holderSession={data?.holderSession ?? null} />
       {error && <ErrorNotice error={error} title="This lock could not be read" />}
-      {data && !lock && (
+      {data?.group && <GroupMembers group={data.group} />}
+      {data && !lock && !data.group && (
         <p className="notice notice-info">
           No node holds this resource now: it is free.
           {data.fencingToken !== null &&
