@@ -27,6 +27,11 @@ export const lockFormatSchema = z.enum([
   "redisson-hash",
   /** A force-release's tombstone, `rlx:<token of the replaced value>:<json>` (docs/holder-sessions.md). */
   "tombstone",
+  /**
+   * redis-semaphore's Semaphore (read only): a sorted set `semaphore:<key>` with a TTL whose
+   * members are its holders' identifiers (UUIDs) scored by their last acquire or refresh (epoch ms).
+   */
+  "redis-semaphore",
 ]);
 export type LockFormat = z.infer<typeof lockFormatSchema>;
 

@@ -8,8 +8,9 @@ import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lockRoute from "@/app/api/locks/[...resource]/route";
+import * as forceRelease from "@/app/api/locks/force-release/route";
 import * as locks from "@/app/api/locks/route";
-import type { LockResponse, LockRow, LocksResponse } from "@/lib/api";
+import type { ForceReleaseResponse, LockResponse, LockRow, LocksResponse } from "@/lib/api";
 import Redlock, { type Lock } from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls } from "../masters";
 import { call, startTestConsole, type TestConsole } from "./helpers";
@@ -91,6 +92,31 @@ describe("a semaphore of this library", () => {
         kind: "labelled",
         labels: { service: "exports" },
       });
+  });
+
+  it("force-releases one permit by its own key, the other permit kept", async () => {
+    const before = (await readOne(name("exports"))).group!.members.filter((member) => member.lock);
+    const [forced, kept] = before;
+    const response = await call<ForceReleaseResponse>(
+      forceRelease.POST,
+      "/api/locks/force-release",
+      {
+        body: {
+          resource: forced!.resource,
+          expectedValue: forced!.lock!.value,
+          reason: "semaphore test",
+        },
+      },
+    );
+    expect(response.status).toBe(200);
+    await expect
+      .poll(async () => {
+        const members = (await readOne(name("exports"))).group!.members;
+        const after = (resource: string) =>
+          members.find((member) => member.resource === resource)?.lock;
+        return [after(forced!.resource)?.state ?? "free", after(kept!.resource)?.value];
+      })
+      .toEqual([expect.stringMatching(/^(releasing|free)$/), kept!.lock!.value]);
   });
 
   it("goes from the list once its permits are released", async () => {

@@ -105,7 +105,9 @@ function LockSummary({ lock, holderSession, fencingToken, serverTimeMs }: LockSu
           ? "Redisson hash"
           : lock.format === "tombstone"
             ? "force-release tombstone"
-            : "string (Redlock)"}
+            : lock.format === "redis-semaphore"
+              ? `redis-semaphore (read-only): ${lock.semaphore?.used ?? 0} live holders, limit not stored`
+              : "string (Redlock)"}
       </dd>
     </dl>
   );
@@ -197,7 +199,14 @@ export function LockDetailClient({
         <Link href="/">← All locks</Link>
       </p>
       <h1 className={styles.title}>{resource}</h1>
-      <ForceReleaseSection lock={lock} holderSession={data?.holderSession ?? null} />
+      {lock?.format === "redis-semaphore" ? (
+        <p className="notice notice-info">
+          redis-semaphore (read-only): the console reads this semaphore&apos;s holders but cannot
+          force-release or revoke them. Release them from the application that holds them.
+        </p>
+      ) : (
+        <ForceReleaseSection lock={lock} holderSession={data?.holderSession ?? null} />
+      )}
       {error && <ErrorNotice error={error} title="This lock could not be read" />}
       {data?.group && <GroupMembers group={data.group} />}
       {data && !lock && !data.group && (

@@ -9,7 +9,7 @@ import type { Cluster, Redis } from "ioredis";
 import { defineScript, type ScriptArg } from "@redlock-console/redlock";
 import { parseGroupCount } from "./group-count";
 import { parseRedissonHash, type NodeKeyState } from "./key-state";
-import { REDISSON_UUID_FIELD, stringLockFormat } from "./lock-format";
+import { parseRedisSemaphore, REDISSON_UUID_FIELD, stringLockFormat } from "./lock-format";
 import { KEY_NOT_READ, parseLongValue, READ_KEY_LUA } from "./read-key";
 import {
   EXISTS_EITHER_LUA,
@@ -102,7 +102,8 @@ export const keyPresent = (reply: unknown): boolean =>
 
 /**
  * One key's `readLock` reply: [pttl, value, owner, waiting, oldest, long, listed, count] for a string (long: the
- * cut of a value over READ_VALUE_MAX_BYTES, read-key.ts), [pttl, [field, value, …], …] for a hash.
+ * cut of a value over READ_VALUE_MAX_BYTES, read-key.ts), [pttl, [field, value, …], …] for a hash,
+ * [pttl, [member, score, …], …, 'zset', …] for redis-semaphore's sorted set.
  */
 export function toKeyState(reply: unknown): NodeKeyState | null {
   if (!Array.isArray(reply) || typeof reply[0] !== "number") return null;
@@ -134,6 +135,10 @@ export function toKeyState(reply: unknown): NodeKeyState | null {
     };
   }
   if (!Array.isArray(body)) return null;
+  if (long === "zset") {
+    const holders = parseRedisSemaphore(body.map(String), pttlMs);
+    return holders && { ...holders, pttlMs, format: "redis-semaphore", waiters };
+  }
   const fields: Record<string, string> = {};
   for (let index = 0; index + 1 < body.length; index += 2)
     fields[String(body[index])] = String(body[index + 1]);
