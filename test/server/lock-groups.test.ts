@@ -3,7 +3,8 @@
  * key's shape, the count recorded beside it, and its index below that count.
  */
 import { describe, expect, it } from "vitest";
-import { groupState, membershipOf } from "@/lib/server/locks/rows/groups";
+import { membershipOf } from "@/lib/server/locks/read/group-count";
+import { groupState } from "@/lib/server/locks/rows/groups";
 
 const counted = (groupCount: number | null) => [{ groupCount }, null, undefined];
 

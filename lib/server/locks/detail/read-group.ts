@@ -11,7 +11,8 @@ import type { ConsoleNode } from "../../node-registry";
 import { parseGroupCount, type MemberShape } from "../read/group-count";
 import type { NodeKeyState } from "../read/key-state";
 import { readLockKeys } from "../read/read-node";
-import { foldGroup, type GroupKind } from "../rows/groups";
+import type { GroupKind } from "../read/group-count";
+import { foldGroup } from "../rows/groups";
 import { foldNodes, type FlagLimits } from "../rows/fold-nodes";
 
 const COUNT_MAX_DIGITS = 10;

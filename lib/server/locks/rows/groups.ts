@@ -1,62 +1,15 @@
 /**
- * Semaphores and read-write locks as one row each (issue 44): which keys are a group's members
- * (group-count.ts tells the shapes and reads the recorded count), the row key a group is kept
- * under, and the fold of its members' rows into the group's row. Pure: the live index keeps the
- * memberships (live-index.ts), and the tests build inputs by hand as well as from real keys.
- *
- * Exact by construction: a key is a member only when its shape is a member's AND a node records
- * the count beside it AND (for a permit or reader slot) its index is below that count. A lone
- * `{x}#0` without `redlock:semaphore:{x}` stays an ordinary lock, and so does `{x}#5` of a
- * semaphore of 3.
+ * Semaphores and read-write locks as one row each (issue 44): the fold of a group's members' rows
+ * into the group's row, and the live index's memberships (GroupMemberships: which member keys each
+ * group's row stands for, and each member's entry, so that a member has no row of its own). Which
+ * keys are members is read/group-count.ts's rule; the index decides when a key joins or leaves
+ * (live-index.ts).
  */
 import type { LockRow, LockState, NodeHolder } from "@/lib/api";
+import type { RowEntry } from "./ownership-figures";
 import { describeLatin1Key } from "../read/key-name";
-import { memberShapeOf, type MemberShape } from "../read/group-count";
+import type { GroupKind, MemberShape, Membership } from "../read/group-count";
 import { lockFlags, type FlagThresholds } from "./fold";
-
-export type GroupKind = "semaphore" | "read-write";
-
-/** A key's place in its group. */
-export interface Membership {
-  /** The group's row key in the index (groupRowKey). */
-  readonly rowKey: string;
-  readonly kind: GroupKind;
-  readonly member: MemberShape;
-}
-
-/**
- * The row key a group is kept under: `{name}#` (a semaphore) or `{name}#rw` (a read-write lock),
- * beside its members in byte order, so a glob on the member keys (`{orders}*`) still finds it. No
- * member key has either name; an ordinary lock named exactly so is hidden by the group's row.
- */
-export const groupRowKey = (kind: GroupKind, name: string): string =>
-  kind === "semaphore" ? `{${name}}#` : `{${name}}#rw`;
-
-/** The recorded count among the nodes' reads (the largest, should two disagree); null when none. */
-export function recordedCount(
-  reads: ReadonlyArray<{ readonly groupCount?: number | null } | null | undefined>,
-): number | null {
-  let count: number | null = null;
-  for (const read of reads) {
-    const recorded = read?.groupCount ?? null;
-    if (recorded !== null && (count === null || recorded > count)) count = recorded;
-  }
-  return count;
-}
-
-/** The group `key` (latin1 of its bytes) belongs to, given what the nodes read; null: none. */
-export function membershipOf(
-  key: string,
-  reads: ReadonlyArray<{ readonly groupCount?: number | null } | null | undefined>,
-): Membership | null {
-  const member = memberShapeOf(key);
-  if (!member) return null;
-  const count = recordedCount(reads);
-  if (count === null) return null;
-  if (member.kind !== "writer" && member.index >= count) return null;
-  const kind: GroupKind = member.kind === "permit" ? "semaphore" : "read-write";
-  return { rowKey: groupRowKey(kind, member.name), kind, member };
-}
 
 /** One state for a group: a conflict anywhere first, then held, then being released, then partial. */
 export function groupState(states: Iterable<LockState>): LockState | null {
@@ -145,4 +98,65 @@ export function foldGroup(
     flags: lockFlags(timing, thresholds),
     ...summary,
   };
+}
+
+const stateOfEntry = (entry: RowEntry) => (typeof entry === "string" ? entry : entry.state);
+
+/** A semaphore or read-write lock shown as one row: its kind and member keys. */
+export interface Group {
+  readonly kind: GroupKind;
+  readonly members: Set<string>;
+}
+
+export class GroupMemberships {
+  /** Groups by their row key (groupRowKey). */
+  readonly #groups = new Map<string, Group>();
+  /** Each member key's group row key. */
+  readonly #groupOf = new Map<string, string>();
+  readonly #entries = new Map<string, RowEntry>();
+
+  /** The group whose row key is `rowKey`; undefined for any other key. */
+  group(rowKey: string): Group | undefined {
+    return this.#groups.get(rowKey);
+  }
+
+  /** The row key of the group `key` is a member of; undefined when it is none. */
+  groupOf(key: string): string | undefined {
+    return this.#groupOf.get(key);
+  }
+
+  /** A member's entry (its state and facts); undefined for a key that is no member. */
+  entry(key: string): RowEntry | undefined {
+    return this.#entries.get(key);
+  }
+
+  /** `key` joins (or stays in) the group `membership` names, with its entry now. */
+  join(key: string, membership: Membership, entry: RowEntry): void {
+    let group = this.#groups.get(membership.rowKey);
+    if (!group) {
+      group = { kind: membership.kind, members: new Set() };
+      this.#groups.set(membership.rowKey, group);
+    }
+    group.members.add(key);
+    this.#groupOf.set(key, membership.rowKey);
+    this.#entries.set(key, entry);
+  }
+
+  /** `key` leaves its group (a group without members is forgotten); returns the group's row key. */
+  leave(key: string): string | undefined {
+    const rowKey = this.#groupOf.get(key);
+    if (rowKey === undefined) return undefined;
+    const group = this.#groups.get(rowKey);
+    group?.members.delete(key);
+    if (group?.members.size === 0) this.#groups.delete(rowKey);
+    this.#groupOf.delete(key);
+    this.#entries.delete(key);
+    return rowKey;
+  }
+
+  /** The state of a group's row from its members' (groups.ts); null when it has none left. */
+  stateOf(rowKey: string): LockState | null {
+    const members = this.#groups.get(rowKey)?.members ?? [];
+    return groupState([...members].map((key) => stateOfEntry(this.#entries.get(key)!)));
+  }
 }

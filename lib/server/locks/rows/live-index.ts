@@ -16,15 +16,8 @@ import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/a
 import type { ConsoleNode } from "../../node-registry";
 import type { FlagThresholds } from "./fold";
 import { foldIndexed } from "./fold-nodes";
-import {
-  foldGroup,
-  groupState,
-  membershipOf,
-  recordedCount,
-  type GroupKind,
-  type MemberRow,
-} from "./groups";
-import { memberShapeOf } from "../read/group-count";
+import { foldGroup, GroupMemberships, type Group, type MemberRow } from "./groups";
+import { memberShapeOf, membershipOf, recordedCount, type Membership } from "../read/group-count";
 import {
   HandlerQueue,
   type HandlerOptions,
@@ -55,12 +48,6 @@ const STATES: readonly LockState[] = ["held", "partial", "conflict", "releasing"
 const SWEEP_INTERVAL_MS = 100;
 
 const stateOfEntry = (entry: RowEntry) => (typeof entry === "string" ? entry : entry.state);
-
-/** A semaphore or read-write lock shown as one row (groups.ts): its member keys. */
-interface Group {
-  readonly kind: GroupKind;
-  readonly members: Set<string>;
-}
 const factsOfEntry = (entry: RowEntry | undefined) => (typeof entry === "object" ? entry : null);
 
 /**
@@ -93,12 +80,10 @@ export class LiveIndex {
   /** Bumped when a re-fold of every row starts (or the index closes): an older one stops. */
   #refoldRun = 0;
   /**
-   * Groups by row key, and each member key's group row key: a member has no row of its own (its
-   * entry is kept in #memberEntries, for the handlers' facts), its group's row stands for it.
+   * Semaphores and read-write locks (groups.ts): a member key has no row of its own, its group's
+   * row (under the group's row key) stands for it; its entry is kept there, for the handlers' facts.
    */
-  readonly #groups = new Map<string, Group>();
-  readonly #groupOf = new Map<string, string>();
-  readonly #memberEntries = new Map<string, RowEntry>();
+  readonly #groups = new GroupMemberships();
 
   constructor(nodes: readonly ConsoleNode[], options: LiveIndexOptions) {
     this.#nodes = nodes;
@@ -199,7 +184,7 @@ export class LiveIndex {
       longHeldMs: this.#options.longHeldMs,
       longWaitMs: this.#options.longWaitMs,
     };
-    const group = this.#groups.get(key);
+    const group = this.#groups.group(key);
     if (group) return this.#groupRow(group, thresholds);
     return foldIndexed(key, this.#reads(key), this.#nodeIds, this.#options.quorumSize, thresholds);
   }
@@ -320,7 +305,7 @@ export class LiveIndex {
   }
 
   #update(key: string, nodeIndex = -1, cause?: RemovalCause): void {
-    const group = this.#groups.get(key);
+    const group = this.#groups.group(key);
     // A re-fold reached a group's row: its members are what the nodes hold.
     if (group) {
       for (const member of [...group.members]) this.#update(member, nodeIndex, cause);
@@ -329,8 +314,8 @@ export class LiveIndex {
     const reads = this.#reads(key);
     const next = stateOf(reads, this.#options.quorumSize);
     const seq = ++this.#changeCount;
-    const groupKey = this.#groupOf.get(key);
-    const entry = groupKey === undefined ? this.#rows.get(key) : this.#memberEntries.get(key);
+    const groupKey = this.#groups.groupOf(key);
+    const entry = groupKey === undefined ? this.#rows.get(key) : this.#groups.entry(key);
     const previous = entry === undefined ? null : stateOfEntry(entry);
     const facts = next === null ? null : factsOf(reads, this.#options.quorumSize);
     if (this.#handlers.size > 0) {
@@ -352,11 +337,7 @@ export class LiveIndex {
     }
     const membership = next === null ? null : membershipOf(key, reads);
     if (groupKey !== undefined || membership) {
-      this.#updateMember(
-        key,
-        groupKey,
-        membership && { ...membership, entry: entryOf(next!, facts) },
-      );
+      this.#updateMember(key, groupKey, membership, membership && entryOf(next!, facts));
       // It was an ordinary row until now: that row goes, the group's stands for it.
       if (groupKey === undefined) this.#setRow(key, previous, null, entry, null);
       // Still held, no longer a member (its count key went first): an ordinary row again.
@@ -387,40 +368,29 @@ export class LiveIndex {
   }
 
   /**
-   * A member key changed: it leaves its former group (`formerGroupKey`) unless it stays there,
-   * joins `joins` (null: it is no member now) and both groups' rows are folded again.
+   * A member key changed: it leaves its former group (`formerGroupKey`) unless it stays there, joins
+   * the one of `membership` (null: it is no member now), and both groups' rows change state.
    */
   #updateMember(
     key: string,
     formerGroupKey: string | undefined,
-    joins: { rowKey: string; kind: GroupKind; entry: RowEntry } | null,
+    membership: Membership | null,
+    entry: RowEntry | null,
   ): void {
-    if (formerGroupKey !== undefined && formerGroupKey !== joins?.rowKey) {
-      this.#groups.get(formerGroupKey)?.members.delete(key);
-      this.#groupOf.delete(key);
-      this.#memberEntries.delete(key);
+    if (formerGroupKey !== undefined && formerGroupKey !== membership?.rowKey) {
+      this.#groups.leave(key);
       this.#refreshGroup(formerGroupKey);
     }
-    if (!joins) return;
-    let group = this.#groups.get(joins.rowKey);
-    if (!group) this.#groups.set(joins.rowKey, (group = { kind: joins.kind, members: new Set() }));
-    group.members.add(key);
-    this.#groupOf.set(key, joins.rowKey);
-    this.#memberEntries.set(key, joins.entry);
-    this.#refreshGroup(joins.rowKey);
+    if (!membership || !entry) return;
+    this.#groups.join(key, membership, entry);
+    this.#refreshGroup(membership.rowKey);
   }
 
-  /** A group's row state from its members' (groups.ts); the group goes with its last member. */
+  /** A group's row moves to its members' state; it goes with its last member. */
   #refreshGroup(rowKey: string): void {
-    const group = this.#groups.get(rowKey);
     const entry = this.#rows.get(rowKey);
     const previous = entry === undefined ? null : stateOfEntry(entry);
-    const states = [...(group?.members ?? [])].map((key) =>
-      stateOfEntry(this.#memberEntries.get(key)!),
-    );
-    const next = groupState(states);
-    if (next === null) this.#groups.delete(rowKey);
-    this.#setRow(rowKey, previous, next, entry, null);
+    this.#setRow(rowKey, previous, this.#groups.stateOf(rowKey), entry, null);
   }
 
   /** A node came or went: every row's view of it changed (re-folded in slices: refold.ts). */
@@ -429,7 +399,7 @@ export class LiveIndex {
     void refoldInSlices(
       {
         rowKeys: (low) => this.#rows.keys(low),
-        hasRow: (key) => this.#rows.has(key) || this.#groupOf.has(key),
+        hasRow: (key) => this.#rows.has(key) || this.#groups.groupOf(key) !== undefined,
         nodeKeys: () => this.watches.map((watch) => watch.keys()),
         update: (key) => this.#update(key),
       },
