@@ -59,6 +59,8 @@ export const groupMemberSchema = z.object({
   resourceBase64: z.string().optional(),
   /** Its holder, read fresh from every node; null when the member is free. */
   lock: lockRowSchema.nullable(),
+  /** The session of its holder (see lockResponseSchema.holderSession); null when free. */
+  holderSession: holderSessionSchema.nullable(),
 });
 export type GroupMember = z.infer<typeof groupMemberSchema>;
 

@@ -87,11 +87,15 @@ describe("a semaphore of this library", () => {
     );
     const heldValues = members.flatMap((member) => (member.lock ? [member.lock.value] : []));
     expect(heldValues.sort()).toEqual(held.map((lock) => lock.value).sort());
-    for (const member of members.filter((candidate) => candidate.lock))
+    for (const member of members.filter((candidate) => candidate.lock)) {
       expect(member.lock?.owner).toMatchObject({
         kind: "labelled",
         labels: { service: "exports" },
       });
+      // Its force-release dialog needs its holder's session, as a lock's page has its holder's.
+      expect(member.holderSession).toMatchObject({ id: expect.any(String), state: "alive" });
+    }
+    expect(members.find((member) => !member.lock)?.holderSession).toBeNull();
   });
 
   it("force-releases one permit by its own key, the other permit kept", async () => {

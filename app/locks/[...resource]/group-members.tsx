@@ -44,7 +44,7 @@ export function GroupMembers({ group }: { group: LockGroupDetail }) {
                 {member.lock && !group.readOnly ? (
                   <ForceReleaseSection
                     lock={member.lock}
-                    holderSession={null}
+                    holderSession={member.holderSession}
                     label={`Force-release ${memberName(member)}…`}
                   />
                 ) : (

@@ -28,6 +28,7 @@ const permit = (index: number, lock: LockRow | null): GroupMember => ({
   index,
   resource: `{exports}#${index}`,
   lock,
+  holderSession: null,
 });
 
 const semaphore: LockGroupDetail = {

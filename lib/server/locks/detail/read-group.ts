@@ -100,6 +100,8 @@ export async function readGroup(
       resource: named.resource,
       ...(row?.resourceBase64 && { resourceBase64: row.resourceBase64 }),
       lock: row,
+      // Read by the page's reader, which shares one read per session (read-one.ts).
+      holderSession: null,
     };
   });
   const held = members.flatMap((member, index) => {

@@ -273,15 +273,26 @@ export function createLockReader(
     read: FreshRead,
     index: LockResponse["index"],
   ): Promise<LockResponse> => {
-    const value = read.lock?.value ?? null;
     // Shared per session: every lock of one holder reads its session once per maxAgeMs.
-    const holderSession =
-      value === null
-        ? null
-        : await sessionReads(sessionOfValue(value) ?? "no session", () =>
+    const sessionOf = (value: string | null | undefined) =>
+      value === null || value === undefined
+        ? Promise.resolve(null)
+        : sessionReads(sessionOfValue(value) ?? "no session", () =>
             options.readHolderSession(value),
           );
-    return { ...read, holderSession, index };
+    // A semaphore's or read-write lock's members each have their holder's session, for their
+    // force-release dialogs, as a lock's page has its holder's.
+    const group = read.group && {
+      ...read.group,
+      members: await Promise.all(
+        read.group.members.map(async (member) => ({
+          ...member,
+          holderSession: await sessionOf(member.lock?.value),
+        })),
+      ),
+    };
+    const holderSession = await sessionOf(read.lock?.value);
+    return { ...read, ...(group && { group }), holderSession, index };
   };
   /** Whether the index lacks the lock `fresh` found; when it does, it reads the key in now. */
   const compareWithIndex = async (name: string, fresh: FreshRead) => {
