@@ -108,6 +108,11 @@ export interface Group {
   readonly members: Set<string>;
 }
 
+/**
+ * The live index's memberships: which member keys each group's row stands for, and each member's
+ * entry (its state and metric facts, as a row's), kept apart from the rows so that a member has no
+ * row of its own. Bookkeeping only: the index decides when a key joins or leaves.
+ */
 export class GroupMemberships {
   /** Groups by their row key (groupRowKey). */
   readonly #groups = new Map<string, Group>();
@@ -154,7 +159,7 @@ export class GroupMemberships {
     return rowKey;
   }
 
-  /** The state of a group's row from its members' (groups.ts); null when it has none left. */
+  /** The state of a group's row from its members' (groupState); null when it has none left. */
   stateOf(rowKey: string): LockState | null {
     const members = this.#groups.get(rowKey)?.members ?? [];
     return groupState([...members].map((key) => stateOfEntry(this.#entries.get(key)!)));
