@@ -98,6 +98,17 @@ describe("a semaphore of this library", () => {
     expect(members.find((member) => !member.lock)?.holderSession).toBeNull();
   });
 
+  it("keeps every permit key in the walks of the holds (timeline, restart margins), not the row key", async () => {
+    await tc.sync();
+    const ours = (keys: Iterable<string>) =>
+      [...keys].filter((key) => key.includes(name("exports")));
+    const permits = held.map((lock) => `{${name("exports")}}#${lock.permit}`).sort();
+    expect(ours(tc.ctx.index.keysFrom(""))).toEqual([`{${name("exports")}}#`]);
+    expect(ours(tc.ctx.index.lockKeysFrom(""))).toEqual(permits);
+    expect(ours(tc.ctx.index.lockKeysFrom("", "held"))).toEqual(permits);
+    expect(ours(tc.ctx.index.lockKeysFrom(permits[1]!))).toEqual(permits.slice(1));
+  });
+
   it("force-releases one permit by its own key, the other permit kept", async () => {
     const before = (await readOne(name("exports"))).group!.members.filter((member) => member.lock);
     const [forced, kept] = before;

@@ -6,6 +6,7 @@
  * (live-index.ts).
  */
 import type { LockRow, LockState, NodeHolder } from "@/lib/api";
+import { BTree } from "./btree";
 import type { RowEntry } from "./ownership-figures";
 import { describeLatin1Key } from "../read/key-name";
 import type { GroupKind, MemberShape, Membership } from "../read/group-count";
@@ -119,6 +120,14 @@ export class GroupMemberships {
   /** Each member key's group row key. */
   readonly #groupOf = new Map<string, string>();
   readonly #entries = new Map<string, RowEntry>();
+  /** The member keys in byte order, for the walks of every lock key (LiveIndex.lockKeysFrom). */
+  readonly #keys = new BTree<string, true>();
+
+  /** The member keys in byte order from the first ≥ `low`, of `state` when given. */
+  *keysFrom(low: string, state?: LockState): IterableIterator<string> {
+    for (const key of this.#keys.keys(low))
+      if (!state || stateOfEntry(this.#entries.get(key)!) === state) yield key;
+  }
 
   /** The group whose row key is `rowKey`; undefined for any other key. */
   group(rowKey: string): Group | undefined {
@@ -145,6 +154,7 @@ export class GroupMemberships {
     group.members.add(key);
     this.#groupOf.set(key, membership.rowKey);
     this.#entries.set(key, entry);
+    this.#keys.set(key, true);
   }
 
   /** `key` leaves its group (a group without members is forgotten); returns the group's row key. */
@@ -156,6 +166,7 @@ export class GroupMemberships {
     if (group?.members.size === 0) this.#groups.delete(rowKey);
     this.#groupOf.delete(key);
     this.#entries.delete(key);
+    this.#keys.delete(key);
     return rowKey;
   }
 

@@ -163,10 +163,34 @@ export class LiveIndex {
     for (const watch of this.watches) watch.sweep(nowMs);
   }
 
-  /** The row keys of `state` (all rows without one), in byte order, from the first key ≥ `low`. */
+  /**
+   * The row keys of `state` (all rows without one), in byte order, from the first key ≥ `low`: what
+   * pages show, a semaphore's or read-write lock's row key in place of its members' keys.
+   */
   keysFrom(low: string, state?: LockState): IterableIterator<string> {
     const tree: BTree<string, unknown> = state ? this.#byState[state] : this.#rows;
     return tree.keys(low);
+  }
+
+  /**
+   * Every lock key of `state` (all without one), in byte order, from the first ≥ `low`: the members
+   * of semaphores and read-write locks included, their groups' row keys not. What walks the nodes'
+   * holds (the timeline's re-read, a restart's margins) reads, since a group's row key has no reads.
+   */
+  *lockKeysFrom(low: string, state?: LockState): IterableIterator<string> {
+    const rows = this.keysFrom(low, state);
+    const members = this.#groups.keysFrom(low, state);
+    let row = rows.next();
+    let member = members.next();
+    while (!row.done || !member.done) {
+      if (!row.done && (member.done || row.value < member.value)) {
+        if (!this.#groups.group(row.value)) yield row.value;
+        row = rows.next();
+      } else {
+        yield member.value!;
+        member = members.next();
+      }
+    }
   }
 
   /** How many rows (of `state`) there are. */
