@@ -41,13 +41,15 @@ export function GroupMembers({ group }: { group: LockGroupDetail }) {
               </td>
               <td>{memberText(group, member)}</td>
               <td>
-                {member.lock && !group.readOnly ? (
+                {/* Mounted while the member is free too: its dialog keeps the result on screen. */}
+                {!group.readOnly && (
                   <ForceReleaseSection
                     lock={member.lock}
                     holderSession={member.holderSession}
                     label={`Force-release ${memberName(member)}…`}
                   />
-                ) : (
+                )}
+                {(!member.lock || group.readOnly) && (
                   <span className="muted">{member.lock ? "read-only" : "nothing to release"}</span>
                 )}
               </td>
