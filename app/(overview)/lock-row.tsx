@@ -6,6 +6,7 @@ import { HolderAlertBadge } from "@/components/locks/holder-alert-badge";
 import { HolderValue } from "@/components/locks/holder-value";
 import { LockActivity } from "@/components/locks/lock-activity";
 import { LockFlags } from "@/components/locks/lock-flags";
+import { groupBadgeText } from "@/components/locks/group-text";
 import { lockHref } from "@/components/locks/lock-href";
 import { LockOwnerLabel, ReleasingHolderLabel } from "@/components/locks/lock-owner";
 import { LockStateBadge } from "@/components/locks/state-badge";
@@ -75,6 +76,7 @@ export const LockRowView = memo(function LockRowView({
         {/* Under the name, so the badges never take the name's width. */}
         <span className={styles.resourceBadges}>
           {row.format === "redisson-hash" && <span className="muted">Redisson</span>}
+          {groupBadgeText(row) && <span className="muted">{groupBadgeText(row)}</span>}
           <LockFlags flags={row.flags} />
           <LockActivity activity={row.activity} />
           {holderAlert && holderAlert.state !== "alive" && holderAlert.state !== "unknown" && (

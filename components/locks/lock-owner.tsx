@@ -8,6 +8,7 @@ const FORMAT_NAMES: Record<LockFormat, string> = {
   string: "node-redlock/redsync string",
   "redisson-hash": "Redisson hash",
   tombstone: "force-release tombstone",
+  "redis-semaphore": "redis-semaphore (read-only)",
 };
 
 /** The text shown for an owner: its headline labels, or "unknown — <format>" for other libraries. */

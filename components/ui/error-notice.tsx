@@ -25,6 +25,8 @@ const EXPLANATIONS: Record<ClientErrorCode, string> = {
     "This holder has no session (another library, or session: false): nobody can ask it to let go. It can only be force-released.",
   hash_lock_needs_delete_now:
     "A Redisson hash lock cannot be reserved by a tombstone: it can only be deleted now, which may make two holders. Choose delete-now to do so.",
+  read_only_format:
+    "The console only reads this lock's format (redis-semaphore): it cannot release or revoke its holders. Nothing was changed; release them from the application that holds them.",
   quorum_unavailable:
     "Fewer than a majority of nodes answered, so the outcome cannot be known. Check the node strip for down nodes.",
   rate_limited: "Too many sign-in attempts from this browser. Wait a moment before trying again.",

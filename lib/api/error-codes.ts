@@ -43,6 +43,11 @@ export const ERROR_STATUS = {
    * string tombstone, so it can only be deleted, which only an explicit choice does.
    */
   hash_lock_needs_delete_now: 409,
+  /**
+   * Force-release, revoke: the key is of a format the console only reads (redis-semaphore's sorted
+   * set): nothing was written. Its holders are released by their own application.
+   */
+  read_only_format: 409,
   /** Revoke: the holder's value carries no session id, so nobody can ask it: it can only be forced. */
   no_session: 409,
   /** Body larger than the limit (see MAX_BODY_BYTES). */

@@ -101,12 +101,22 @@ export type {
   LockState,
   NodeHolder,
   OwnerInfo,
+  ReadWriteSummary,
+  SemaphoreKind,
+  SemaphoreSummary,
   WaitersSummary,
 } from "./locks";
 export { labelsMatch, lockSortSchema, parseOwnerFilter, sortOrderSchema } from "./lock-sort";
 export type { LockSort, OwnerLabelFilter, SortOrder } from "./lock-sort";
 export { MAX_WAITERS_LISTED } from "./lock-detail";
-export type { LockDetail, LockResponse, NodeHolderDetail, Waiter } from "./lock-detail";
+export type {
+  GroupMember,
+  LockDetail,
+  LockGroupDetail,
+  LockResponse,
+  NodeHolderDetail,
+  Waiter,
+} from "./lock-detail";
 export {
   acquireRequestSchema,
   DEFAULT_REVOKE_DEADLINE_MS,

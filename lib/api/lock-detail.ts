@@ -2,7 +2,12 @@
 import { z } from "zod";
 import { epochMsSchema, nodeIdSchema } from "./common";
 import { holderSessionSchema } from "./holder-session";
-import { lockRowSchema, nodeHolderSchema } from "./locks";
+import {
+  lockRowSchema,
+  nodeHolderSchema,
+  readWriteSummarySchema,
+  semaphoreSummarySchema,
+} from "./locks";
 
 /** A fencing token: a count of fenced acquires, strictly increasing per resource. */
 const fencingTokenSchema = z.number().int().nonnegative().nullable();
@@ -42,6 +47,38 @@ export const lockDetailSchema = lockRowSchema.extend({
 });
 export type LockDetail = z.infer<typeof lockDetailSchema>;
 
+/** One member of a semaphore or read-write lock: an ordinary lock on its own key. */
+export const groupMemberSchema = z.object({
+  /** A semaphore's permit, or a read-write lock's writer or reader slot. */
+  kind: z.enum(["permit", "writer", "reader"]),
+  /** The permit's or reader slot's index; null for the writer. */
+  index: z.number().int().nonnegative().nullable(),
+  /** The member's key (`{name}#2`): force-release and revoke act on it as on any lock. */
+  resource: z.string(),
+  /** The key's bytes, base64, when they are not valid UTF-8. */
+  resourceBase64: z.string().optional(),
+  /** Its holder, read fresh from every node; null when the member is free. */
+  lock: lockRowSchema.nullable(),
+  /** The session of its holder (see lockResponseSchema.holderSession); null when free. */
+  holderSession: holderSessionSchema.nullable(),
+});
+export type GroupMember = z.infer<typeof groupMemberSchema>;
+
+/**
+ * A semaphore or read-write lock named by the resource (issue 44): its summary and every member,
+ * read fresh. Another library's semaphore read by the console is `readOnly`: no action applies.
+ */
+export const lockGroupDetailSchema = z.object({
+  kind: z.enum(["semaphore", "read-write"]),
+  semaphore: semaphoreSummarySchema.optional(),
+  readWrite: readWriteSummarySchema.optional(),
+  /** Permits in order, or the writer then the reader slots in order. */
+  members: z.array(groupMemberSchema),
+  /** True for a format the console only reads (redis-semaphore's): force-release is refused. */
+  readOnly: z.boolean(),
+});
+export type LockGroupDetail = z.infer<typeof lockGroupDetailSchema>;
+
 /** `GET /api/locks/{resource}`: read fresh from every node (not from the shared snapshot). */
 export const lockResponseSchema = z.object({
   serverTime: epochMsSchema,
@@ -61,6 +98,12 @@ export const lockResponseSchema = z.object({
    * session id is `{ id: null, state: "unknown", lastSeenAt: null, labels: {} }`.
    */
   holderSession: holderSessionSchema.nullable(),
+  /**
+   * Present when the resource names a semaphore or read-write lock (its recorded count found on a
+   * node): its members, each an ordinary lock with its own key. `lock` is then the key named
+   * exactly so, usually free.
+   */
+  group: lockGroupDetailSchema.optional(),
   /** How the list (the live index, `/api/locks`) compares with this fresh read. */
   index: z.object({
     /**

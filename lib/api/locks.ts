@@ -27,6 +27,11 @@ export const lockFormatSchema = z.enum([
   "redisson-hash",
   /** A force-release's tombstone, `rlx:<token of the replaced value>:<json>` (docs/holder-sessions.md). */
   "tombstone",
+  /**
+   * redis-semaphore's Semaphore (read only): a sorted set `semaphore:<key>` with a TTL whose
+   * members are its holders' identifiers (UUIDs) scored by their last acquire or refresh (epoch ms).
+   */
+  "redis-semaphore",
 ]);
 export type LockFormat = z.infer<typeof lockFormatSchema>;
 
@@ -115,6 +120,29 @@ export const nodeHolderSchema = z.object({
 });
 export type NodeHolder = z.infer<typeof nodeHolderSchema>;
 
+/** Which library's semaphore a row shows: this library's, or another's read (never acted on). */
+export const semaphoreKindSchema = z.enum(["redlock", "redis-semaphore"]);
+export type SemaphoreKind = z.infer<typeof semaphoreKindSchema>;
+
+export const semaphoreSummarySchema = z.object({
+  kind: semaphoreKindSchema,
+  /** The permit count k; null when the format does not store it (redis-semaphore). */
+  permits: z.number().int().positive().nullable(),
+  /** Permits in use (see lockRowSchema.semaphore). */
+  used: z.number().int().nonnegative(),
+});
+export type SemaphoreSummary = z.infer<typeof semaphoreSummarySchema>;
+
+export const readWriteSummarySchema = z.object({
+  /** Reader slots, as recorded at `redlock:rwlock:{name}`. */
+  readerSlots: z.number().int().positive(),
+  /** Readers holding their slot on a majority. */
+  readers: z.number().int().nonnegative(),
+  /** Whether a writer holds `{name}#w` on a majority. */
+  writer: z.boolean(),
+});
+export type ReadWriteSummary = z.infer<typeof readWriteSummarySchema>;
+
 export const lockRowSchema = z.object({
   /** The key, decoded as UTF-8 (invalid bytes shown as U+FFFD; see resourceBase64). */
   resource: z.string(),
@@ -146,6 +174,19 @@ export const lockRowSchema = z.object({
   waiters: waitersSummarySchema,
   /** Why the lock needs a look: long-held, no TTL, a long wait. Empty for a healthy lock. */
   flags: z.array(lockFlagSchema),
+  /**
+   * Present when the row is a semaphore (issue 44): one row for all its permits, `resource` its
+   * name. This library's: its permits `{name}#0…` folded, `permits` the count recorded at
+   * `redlock:semaphore:{name}`. redis-semaphore's (read-only): its sorted set, `permits` null
+   * (that library does not store its limit). `used`: permits held on a majority (this library's),
+   * or members of the set (redis-semaphore's).
+   */
+  semaphore: semaphoreSummarySchema.optional(),
+  /**
+   * Present when the row is a read-write lock of this library: one row for its writer `{name}#w`
+   * and reader slots `{name}#r<i>`, `resource` its name.
+   */
+  readWrite: readWriteSummarySchema.optional(),
   /** Lists only: the last hour of the lock's history (see /api/events). */
   activity: z
     .object({

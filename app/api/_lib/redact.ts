@@ -35,6 +35,15 @@ export function redactRow<Row extends LockRow>(row: Row): Row {
 export const redactLockResponse = (response: LockResponse): LockResponse => ({
   ...response,
   lock: response.lock && redactRow(response.lock),
+  ...(response.group && {
+    group: {
+      ...response.group,
+      members: response.group.members.map((member) => ({
+        ...member,
+        lock: member.lock && redactRow(member.lock),
+      })),
+    },
+  }),
 });
 
 /**

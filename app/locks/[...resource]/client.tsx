@@ -22,6 +22,7 @@ import { useTransitions } from "../../_queries/events";
 import { useLock } from "../../_queries/lock";
 import { useNodes } from "../../_queries/nodes";
 import { ForceReleaseSection } from "./force-release-section";
+import { GroupMembers } from "./group-members";
 import { HolderSessionRows } from "./holder-session-rows";
 import { NodeHoldersTable } from "./node-holders-table";
 import { useMaxSeen } from "./use-max-seen";
@@ -104,7 +105,9 @@ function LockSummary({ lock, holderSession, fencingToken, serverTimeMs }: LockSu
           ? "Redisson hash"
           : lock.format === "tombstone"
             ? "force-release tombstone"
-            : "string (Redlock)"}
+            : lock.format === "redis-semaphore"
+              ? `redis-semaphore (read-only): ${lock.semaphore?.used ?? 0} live holders, limit not stored`
+              : "string (Redlock)"}
       </dd>
     </dl>
   );
@@ -196,9 +199,17 @@ export function LockDetailClient({
         <Link href="/">← All locks</Link>
       </p>
       <h1 className={styles.title}>{resource}</h1>
-      <ForceReleaseSection lock={lock} holderSession={data?.holderSession ?? null} />
+      {lock?.format === "redis-semaphore" ? (
+        <p className="notice notice-info">
+          redis-semaphore (read-only): the console reads this semaphore&apos;s holders but cannot
+          force-release or revoke them. Release them from the application that holds them.
+        </p>
+      ) : (
+        <ForceReleaseSection lock={lock} holderSession={data?.holderSession ?? null} />
+      )}
       {error && <ErrorNotice error={error} title="This lock could not be read" />}
-      {data && !lock && (
+      {data?.group && <GroupMembers group={data.group} />}
+      {data && !lock && !data.group && (
         <p className="notice notice-info">
           No node holds this resource now: it is free.
           {data.fencingToken !== null &&

@@ -68,9 +68,12 @@ function revokeRequest(
 export function ForceReleaseSection({
   lock,
   holderSession,
+  label = "Force-release…",
 }: {
   lock: LockRow | null;
   holderSession: HolderSession | null;
+  /** The button's words: a semaphore's page names the permit each button releases. */
+  label?: string;
 }) {
   const { data: session } = useSession();
   const [seenLock, setSeenLock] = useState<LockRow | null>(null);
@@ -116,7 +119,7 @@ export function ForceReleaseSection({
               setSeenHolder(holderSession);
             }}
           >
-            Force-release…
+            {label}
           </button>
         </p>
       )}

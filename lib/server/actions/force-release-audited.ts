@@ -16,6 +16,7 @@ import { describeKey } from "../locks/read/key-name";
 import { actorRecord, type Actor } from "./audited";
 import { keyOf } from "./force-release";
 import { followUpPendingNodes } from "./force-release-follow-up";
+import { assertWritableFormat } from "./read-only-formats";
 import { releaseHolder, type HolderRelease, type HolderReleaseDeps } from "./holder-release";
 
 /** "tombstoned on 5 node(s)", "deleted on 3 node(s)", or both. */
@@ -77,6 +78,7 @@ export async function forceReleaseAudited(
   // The id is known before the write: the tombstone and the holder's notice carry it.
   const auditId = randomUUID();
   const key = keyOf(body);
+  await assertWritableFormat(ctx, key);
   // The immediate delete is an admin's choice; a tombstone is an operator's. Either within scope.
   const deletes = body.disposal === "delete-now" || body.noSession === "release-now";
   const action = deletes ? "force-delete" : "force-release";

@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { RevokeMarker } from "@redlock-console/redlock";
 import { DEFAULT_REVOKE_DEADLINE_MS, type RevokeRequest, type RevokeResponse } from "@/lib/api";
 import type { AuditRecord } from "../audit/audit-trail";
+import { assertWritableFormat } from "./read-only-formats";
 import type { NodeDeps, RecordDeps } from "./deps";
 import { assertLockAction, serviceOfValue } from "../auth/authorize";
 import { ApiError } from "../errors";
@@ -31,6 +32,7 @@ export async function revokeAudited(
   body: RevokeRequest,
 ): Promise<RevokeResponse> {
   const key = keyOf(body);
+  await assertWritableFormat(ctx, key);
   const { resource } = describeKey(key);
   // The marker is written only where the nodes hold exactly this value: its service is the lock's.
   assertLockAction(actor.principal, "revoke", {

@@ -8,7 +8,8 @@ import type { LockMargin, LockState } from "@/lib/api";
 
 /** What the count needs of the live index. */
 export interface MarginIndex {
-  keysFrom(low: string, state?: LockState): IterableIterator<string>;
+  /** Every lock key (a semaphore's permits, not its row: LiveIndex.lockKeysFrom). */
+  lockKeysFrom(low: string, state?: LockState): IterableIterator<string>;
   reads(key: string): ReadonlyArray<{ readonly expiresAtMs: number } | null | undefined>;
 }
 
@@ -19,7 +20,7 @@ export interface MarginIndex {
  */
 export function locksLacking(index: MarginIndex, nodeIndex: number, nowMs: number): LockMargin[] {
   const byHolders = new Map<number, number>();
-  for (const key of index.keysFrom("", "held")) {
+  for (const key of index.lockKeysFrom("", "held")) {
     const reads = index.reads(key);
     if (reads[nodeIndex] !== null) continue;
     const holders = reads.filter(

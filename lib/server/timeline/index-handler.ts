@@ -32,7 +32,8 @@ export function timelineOnIndex(index: LiveIndex): TimelineOnIndex {
     get changeCount() {
       return index.changeCount;
     },
-    keysFrom: (low) => index.keysFrom(low),
+    // Every lock key, a semaphore's permits included: its holds are per key.
+    keysFrom: (low) => index.lockKeysFrom(low),
     reads: (key) => index.reads(key),
     sampled: () => index.sampled(),
   };

@@ -8,6 +8,7 @@ import "server-only";
 import {
   MAX_WAITERS_LISTED,
   type HolderSession,
+  type LockGroupDetail,
   type LockDetail,
   type LockResponse,
   type Waiter,
@@ -17,8 +18,11 @@ import {
   defineScript,
   fenceKey,
   legacyFenceKey,
+  permitKey,
   RESERVED_PREFIX,
+  writerKey,
 } from "@redlock-console/redlock";
+import { readGroup } from "./read-group";
 import { ApiError } from "../../errors";
 import type { NodeKeyState } from "../read/key-state";
 import type { FlagThresholds } from "../rows/fold";
@@ -154,6 +158,14 @@ async function readResourceOnNode(
 /** The one-resource read without its holder's session (createLockReader adds it). */
 type FreshRead = Omit<LockResponse, "holderSession" | "index">;
 
+/** A read of a name outside LOCK_MATCH whose group's members are inside: the key itself unread. */
+const unreadKey = (): FreshRead => ({
+  serverTime: Date.now(),
+  lock: null,
+  fencingToken: null,
+  unreachableNodes: [],
+});
+
 export async function readOneLock(
   nodes: readonly ConsoleNode[],
   key: Buffer,
@@ -245,23 +257,42 @@ export function createLockReader(
   const matchers = options.patterns.map(compileGlob);
   const lockReads = sharedReads<FreshRead>(options.maxAgeMs);
   const sessionReads = sharedReads<HolderSession | null>(options.maxAgeMs);
-  const freshRead = (key: Buffer): Promise<FreshRead> =>
-    lockReads(key.toString("latin1"), () =>
-      readOneLock(options.nodes, key, options.quorumSize, options.limits),
-    );
+  const groupReads = sharedReads<LockGroupDetail | null>(options.maxAgeMs);
+  const freshRead = (key: Buffer, keyCovered: boolean): Promise<FreshRead> =>
+    lockReads(key.toString("latin1"), async () => {
+      const name = key.toString("latin1");
+      const [read, group] = await Promise.all([
+        keyCovered
+          ? readOneLock(options.nodes, key, options.quorumSize, options.limits)
+          : unreadKey(),
+        groupReads(name, () => readGroup(options.nodes, name, options.quorumSize, options.limits)),
+      ]);
+      return group ? { ...read, group } : read;
+    });
   const withHolderSession = async (
     read: FreshRead,
     index: LockResponse["index"],
   ): Promise<LockResponse> => {
-    const value = read.lock?.value ?? null;
     // Shared per session: every lock of one holder reads its session once per maxAgeMs.
-    const holderSession =
-      value === null
-        ? null
-        : await sessionReads(sessionOfValue(value) ?? "no session", () =>
+    const sessionOf = (value: string | null | undefined) =>
+      value === null || value === undefined
+        ? Promise.resolve(null)
+        : sessionReads(sessionOfValue(value) ?? "no session", () =>
             options.readHolderSession(value),
           );
-    return { ...read, holderSession, index };
+    // A semaphore's or read-write lock's members each have their holder's session, for their
+    // force-release dialogs, as a lock's page has its holder's.
+    const group = read.group && {
+      ...read.group,
+      members: await Promise.all(
+        read.group.members.map(async (member) => ({
+          ...member,
+          holderSession: await sessionOf(member.lock?.value),
+        })),
+      ),
+    };
+    const holderSession = await sessionOf(read.lock?.value);
+    return { ...read, ...(group && { group }), holderSession, index };
   };
   /** Whether the index lacks the lock `fresh` found; when it does, it reads the key in now. */
   const compareWithIndex = async (name: string, fresh: FreshRead) => {
@@ -278,14 +309,18 @@ export function createLockReader(
   return async (key) => {
     const name = key.toString("latin1");
     const resource = key.toString("utf8");
-    const covered =
-      !name.startsWith(RESERVED_PREFIX) && matchers.some((matches) => matches(resource));
-    if (!covered)
+    const inside = (text: string) => matchers.some((matches) => matches(text));
+    const reserved = name.startsWith(RESERVED_PREFIX);
+    const keyCovered = !reserved && inside(resource);
+    // A semaphore's or read-write lock's name is read when its member keys are lock keys.
+    const groupCovered =
+      !reserved && [permitKey(resource, 0), writerKey(resource)].some((member) => inside(member));
+    if (!keyCovered && !groupCovered)
       throw new ApiError(
         "outside_lock_match",
         "This key is outside LOCK_MATCH: the console reads and shows only lock keys.",
       );
-    const fresh = await freshRead(key);
+    const fresh = await freshRead(key, keyCovered);
     return withHolderSession(fresh, await compareWithIndex(name, fresh));
   };
 }

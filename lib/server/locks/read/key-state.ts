@@ -20,6 +20,11 @@ export interface NodeKeyState {
   readonly cut?: ValueCut;
   /** Up to WAITERS_LISTED live waiter entries on this node (the wait-for graph); absent: none. */
   readonly waiterList?: readonly WaiterRef[];
+  /**
+   * For a semaphore's permit or a read-write lock's member key (group-count.ts): the count recorded
+   * beside it on this node; absent or null when none (then the key is an ordinary lock).
+   */
+  readonly groupCount?: number | null;
 }
 
 const REDISSON_FIELD = /^.+:\d+$/;

@@ -3,7 +3,8 @@
  * recognised lock format. With a TTL: this library's `rl1:` values, bare hex tokens (this library
  * with `owner: false`, node-redlock, redis-py's Lock), redsync's base64 tokens (22 or 24
  * characters), UUIDs (redlock-py, redlock-rb), force-release tombstones (`rlx:`) and Redisson hashes
- * (key-state.ts). Without a TTL only a format that is unmistakably a lock's (`rl1:`, `rlx:`, a
+ * (key-state.ts), and redis-semaphore's sorted sets (parseRedisSemaphore, below: read only).
+ * Without a TTL only a format that is unmistakably a lock's (`rl1:`, `rlx:`, a
  * Redisson hash with UUID holder fields) is shown, as a lock that never expires: an application's
  * `user:1 = {...}` or `app:note = hello world` is skipped, never read out.
  *
@@ -44,3 +45,41 @@ export function stringLockFormat(value: string, pttlMs: number): LockFormat | nu
 /** Redisson holder field `<client uuid>:<thread id>`, required of a hash lock without a TTL. */
 export const REDISSON_UUID_FIELD =
   /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:\d+$/;
+
+/**
+ * redis-semaphore's identifiers: `crypto.randomUUID()` (lowercase v4), with its `identifierSuffix`
+ * after a dash, and `_<i>` per permit of its MultiSemaphore. A custom `identifier` option is not
+ * recognised: the set is then no lock the console lists.
+ */
+const REDIS_SEMAPHORE_MEMBER =
+  /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}(-[\x21-\x7e]{1,64})?(_\d{1,4})?$/;
+/** Its scores are `Date.now()` at the holder's last acquire or refresh: epoch ms of 13 digits. */
+const EPOCH_MS_SCORE = /^1\d{12}$/;
+
+/**
+ * redis-semaphore's Semaphore, from `ZRANGE semaphore:<key> 0 -1 WITHSCORES` and its PTTL; null
+ * when any member or score is not of its exact format. Its acquire and refresh scripts drop
+ * entries older than `lockTimeout`, write `now` as the score and PEXPIRE the set by `lockTimeout`,
+ * so the newest score plus lockTimeout is the set's expiry: an entry is live while its score is
+ * within the PTTL of the newest. Dead entries wait for the next acquire to be dropped, so they are
+ * not counted. The value is the live holders, sorted and joined by commas (as a Redisson hash's).
+ */
+export function parseRedisSemaphore(
+  entries: readonly string[],
+  pttlMs: number,
+): { value: string; holdCount: number } | null {
+  if (pttlMs <= 0 || entries.length === 0 || entries.length % 2 !== 0) return null;
+  const holders: Array<{ member: string; scoreMs: number }> = [];
+  for (let index = 0; index + 1 < entries.length; index += 2) {
+    const member = entries[index]!;
+    const score = entries[index + 1]!;
+    if (!REDIS_SEMAPHORE_MEMBER.test(member) || !EPOCH_MS_SCORE.test(score)) return null;
+    holders.push({ member, scoreMs: Number(score) });
+  }
+  const newestMs = Math.max(...holders.map((holder) => holder.scoreMs));
+  const live = holders
+    .filter((holder) => holder.scoreMs > newestMs - pttlMs)
+    .map((holder) => holder.member)
+    .sort();
+  return { value: live.join(","), holdCount: live.length };
+}

@@ -15,6 +15,7 @@ import {
   VALUE_FORMAT_PREFIX,
   waitersKey,
 } from "@redlock-console/redlock";
+import { GROUP_COUNT_LUA } from "./group-count";
 import { boundOwner } from "./read-key";
 import { decodeTombstone } from "./tombstone";
 
@@ -58,16 +59,18 @@ local function existsEither(a, b) return existsHere(a) or existsHere(b) end
  * PTTL and value, then the owner entry's {labels, acquiredAt, extensions} when its `value` equals the
  * string read (else false), the live waiters' count (score ≥ now), the oldest `since` among them
  * (false when none), readKey's cut of a long value (false when whole; read-key.ts) and up to
- * WAITERS_LISTED live waiter entries as a flat {member, score, …} list (parseWaiterList; absent
- * when the key has no waiters).
+ * WAITERS_LISTED live waiter entries as a flat {member, score, …} list (parseWaiterList; empty
+ * or false when the key has none) and, for a permit or read-write member key, its recorded count
+ * (groupCount, group-count.ts; false otherwise).
  */
-export const READ_LOCK_LUA = `
+export const READ_LOCK_LUA = `${GROUP_COUNT_LUA}
 local function readLock(key, ownerKey, waitersKey, nowMs)
   local reply = readKey(key)
   if reply[1] < -1 then return reply end
   local long = reply[3] or false
+  local count = groupCount(key)
   -- Other libraries' locks have neither key: one command instead of two for them.
-  if not existsEither(ownerKey, waitersKey) then return {reply[1], reply[2], false, 0, false, long} end
+  if not existsEither(ownerKey, waitersKey) then return {reply[1], reply[2], false, 0, false, long, false, count} end
   local owner = false
   if not long and type(reply[2]) == 'string' and string.sub(reply[2], 1, ${VALUE_FORMAT_PREFIX.length}) ~= '${VALUE_FORMAT_PREFIX}' then
     -- pcall: an owner key of another type is no entry, not an error that fails the whole read.
@@ -97,7 +100,7 @@ local function readLock(key, ownerKey, waitersKey, nowMs)
       end
     end
   end
-  return {reply[1], reply[2], owner, waiting, oldest, long, listed}
+  return {reply[1], reply[2], owner, waiting, oldest, long, listed, count}
 end
 `;
 

@@ -6,7 +6,7 @@
  * and force-release can compare it, force-release-node.ts) and, for this library's `rl1:` values, the
  * owner fields decoded on the server with every label cut to LABEL_VALUE_MAX_CHARS. Hashes are read
  * only when Redis keeps them compact (listpack: every field small) and every field is
- * Redisson-sized. Each call also counts the value bytes it touched, so a chunk stops at a byte
+ * Redisson-sized; sorted sets only under redis-semaphore's name `semaphore:…`, small, with a TTL. Each call also counts the value bytes it touched, so a chunk stops at a byte
  * allowance (the read budget counts bytes, key-reader.ts).
  */
 import { createHash } from "node:crypto";
@@ -25,6 +25,13 @@ const REDISSON_MAX_FIELDS = 64;
 /** Redisson's fields are `<uuid>:<thread id>` → a count: anything longer is no Redisson lock. */
 const REDISSON_MAX_ENTRY_BYTES = 128;
 
+/** redis-semaphore's Semaphore keeps its holders in the sorted set `semaphore:<key>`. */
+export const REDIS_SEMAPHORE_PREFIX = "semaphore:";
+/** A semaphore with more holders than this is not read (its limit is the application's). */
+const REDIS_SEMAPHORE_MAX_MEMBERS = 128;
+/** Its members are UUIDs with an optional suffix, its scores epoch ms: anything longer is no holder. */
+const REDIS_SEMAPHORE_MAX_ENTRY_BYTES = 128;
+
 /**
  * readKey's first element for a key that is present but was not read (another type, a string over
  * VALUE_MAX_BYTES, a large hash): no lock, yet not gone either (PTTL's -2 means gone).
@@ -34,7 +41,8 @@ export const KEY_NOT_READ = -3;
 /**
  * Lua `readKey(key)`: {PTTL, GET} for a short string; {PTTL, first bytes, {size, sha1, owner}}
  * for a longer one (owner: {acquiredAt, ttlMs, session, {name, cut value, size, …}} or false);
- * {PTTL, HGETALL} for a small hash; {-2} when the key is gone; {-3} for a key of any other kind,
+ * {PTTL, HGETALL} for a small hash; {PTTL, ZRANGE … WITHSCORES, 'zset'} for a small sorted set
+ * named `semaphore:…` with a TTL (redis-semaphore's); {-2} when the key is gone; {-3} for a key of any other kind,
  * present but no lock (KEY_NOT_READ). `touchedBytes` sums the value bytes read or hashed since the
  * script began.
  */
@@ -79,6 +87,17 @@ local function readKey(key)
         touchedBytes = touchedBytes + #entry
       end
       return {redis.call('PTTL', key), entries}
+    end
+  elseif kind == 'zset' and string.sub(key, 1, ${REDIS_SEMAPHORE_PREFIX.length}) == '${REDIS_SEMAPHORE_PREFIX}' then
+    -- redis-semaphore's Semaphore (lock-format.ts): always with a TTL, one member per holder.
+    local pttl = redis.call('PTTL', key)
+    if pttl > 0 and redis.call('ZCARD', key) <= ${REDIS_SEMAPHORE_MAX_MEMBERS} then
+      local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+      for _, entry in ipairs(entries) do
+        if #entry > ${REDIS_SEMAPHORE_MAX_ENTRY_BYTES} then return {${KEY_NOT_READ}} end
+        touchedBytes = touchedBytes + #entry
+      end
+      return {pttl, entries, 'zset'}
     end
   elseif kind == 'none' then
     return {-2}

@@ -5,10 +5,11 @@ import "server-only";
  * in the same script. One script call per chunk instead of commands per key: ioredis spends ~10 µs
  * of JavaScript per command, so per-key pipelines cost the console more than Redis itself.
  */
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { defineScript, type ScriptArg } from "@redlock-console/redlock";
+import { parseGroupCount } from "./group-count";
 import { parseRedissonHash, type NodeKeyState } from "./key-state";
-import { REDISSON_UUID_FIELD, stringLockFormat } from "./lock-format";
+import { parseRedisSemaphore, REDISSON_UUID_FIELD, stringLockFormat } from "./lock-format";
 import { KEY_NOT_READ, parseLongValue, READ_KEY_LUA } from "./read-key";
 import {
   EXISTS_EITHER_LUA,
@@ -78,7 +79,8 @@ export interface KeysRead {
  * `allowanceBytes` of values are read (at least one key): the caller asks again for the rest.
  */
 export async function readLockKeys(
-  client: Redis,
+  // A Cluster client too, when every key shares one slot (a group's members: read-group.ts).
+  client: Redis | Cluster,
   keys: readonly Buffer[],
   nowMs: number,
   onClusterServer = false,
@@ -99,19 +101,21 @@ export const keyPresent = (reply: unknown): boolean =>
   Array.isArray(reply) && typeof reply[0] === "number" && reply[0] !== -2;
 
 /**
- * One key's `readLock` reply: [pttl, value, owner, waiting, oldest, long] for a string (long: the
- * cut of a value over READ_VALUE_MAX_BYTES, read-key.ts), [pttl, [field, value, …], …] for a hash.
+ * One key's `readLock` reply: [pttl, value, owner, waiting, oldest, long, listed, count] for a string (long: the
+ * cut of a value over READ_VALUE_MAX_BYTES, read-key.ts), [pttl, [field, value, …], …] for a hash,
+ * [pttl, [member, score, …], …, 'zset', …] for redis-semaphore's sorted set.
  */
 export function toKeyState(reply: unknown): NodeKeyState | null {
   if (!Array.isArray(reply) || typeof reply[0] !== "number") return null;
   if (reply[0] === -2 || reply[0] === KEY_NOT_READ) return null;
-  const [pttlMs, body, owner, waiting, oldest, long, listed] = reply as [
+  const [pttlMs, body, owner, waiting, oldest, long, listed, count] = reply as [
     number,
     unknown,
     ...unknown[],
   ];
   const waiters = parseWaitersReply(waiting, oldest);
   const waiterList = parseWaiterList(listed);
+  const groupCount = parseGroupCount(count);
   if (typeof body === "string") {
     // Issue 32 row 8: a value of no recognised lock format is no lock (skipped, never served). A
     // cut value is judged by its first bytes (lock-format.ts).
@@ -127,9 +131,14 @@ export function toKeyState(reply: unknown): NodeKeyState | null {
       waiters,
       ...(longValue && { cut: longValue.cut }),
       ...(waiterList && { waiterList }),
+      ...(groupCount !== null && { groupCount }),
     };
   }
   if (!Array.isArray(body)) return null;
+  if (long === "zset") {
+    const holders = parseRedisSemaphore(body.map(String), pttlMs);
+    return holders && { ...holders, pttlMs, format: "redis-semaphore", waiters };
+  }
   const fields: Record<string, string> = {};
   for (let index = 0; index + 1 < body.length; index += 2)
     fields[String(body[index])] = String(body[index + 1]);
@@ -141,6 +150,13 @@ export function toKeyState(reply: unknown): NodeKeyState | null {
   )
     return null; // without a TTL only Redisson's own <uuid>:<thread> holders make a hash a lock
   return holder
-    ? { ...holder, pttlMs, format: "redisson-hash", waiters, ...(waiterList && { waiterList }) }
+    ? {
+        ...holder,
+        pttlMs,
+        format: "redisson-hash",
+        waiters,
+        ...(waiterList && { waiterList }),
+        ...(groupCount !== null && { groupCount }),
+      }
     : null;
 }

@@ -4,7 +4,15 @@
  * quorum.ts, plus the owner and flags. Pure, so it is tested on hand-built inputs as well as on
  * real keys.
  */
-import type { LockFlag, LockFormat, LockOwner, LockRow, NodeHolder, OwnerInfo } from "@/lib/api";
+import type {
+  LockFlag,
+  LockFormat,
+  LockOwner,
+  LockRow,
+  NodeHolder,
+  OwnerInfo,
+  SemaphoreSummary,
+} from "@/lib/api";
 import type { NodeKeyState } from "../read/key-state";
 import { digestOf } from "../read/read-key";
 import { isTombstone } from "../read/tombstone";
@@ -100,9 +108,7 @@ export function foldResource(
       owner: read?.owner ?? null,
     };
   });
-  const format = reads.some((read) => read?.format === "redisson-hash")
-    ? "redisson-hash"
-    : "string";
+  const format = formatOf(reads);
   const owner = ownerOf(reads, value, format);
   const pttls = holders.map((holder) => holder.pttlMs);
   const timing = {
@@ -122,7 +128,26 @@ export function foldResource(
     owner,
     ...timing,
     flags: lockFlags(timing, thresholds),
+    ...(format === "redis-semaphore" && { semaphore: redisSemaphoreOf(reads) }),
   });
+}
+
+/** A row's format: a Redisson hash or redis-semaphore's set on any node says so; else a string. */
+function formatOf(reads: NodeReads): LockFormat {
+  for (const read of reads)
+    if (read?.format === "redisson-hash" || read?.format === "redis-semaphore") return read.format;
+  return "string";
+}
+
+/**
+ * redis-semaphore's summary: its limit is not stored (null), its holders are the live members of
+ * the node that lists the most (its Semaphore lives on one node; a RedlockSemaphore on each).
+ */
+function redisSemaphoreOf(reads: NodeReads): SemaphoreSummary {
+  let used = 0;
+  for (const read of reads)
+    if (read?.format === "redis-semaphore") used = Math.max(used, read.holdCount ?? 0);
+  return { kind: "redis-semaphore", permits: null, used };
 }
 
 /**

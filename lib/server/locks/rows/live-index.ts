@@ -16,6 +16,8 @@ import type { Listing, LockCounts, LockRow, LockState, NodeIndex } from "@/lib/a
 import type { ConsoleNode } from "../../node-registry";
 import type { FlagThresholds } from "./fold";
 import { foldIndexed } from "./fold-nodes";
+import { foldGroup, GroupMemberships, type Group, type MemberRow } from "./groups";
+import { memberShapeOf, membershipOf, recordedCount, type Membership } from "../read/group-count";
 import {
   HandlerQueue,
   type HandlerOptions,
@@ -77,6 +79,11 @@ export class LiveIndex {
   readonly #nodeIds: readonly string[];
   /** Bumped when a re-fold of every row starts (or the index closes): an older one stops. */
   #refoldRun = 0;
+  /**
+   * Semaphores and read-write locks (groups.ts): a member key has no row of its own, its group's
+   * row (under the group's row key) stands for it; its entry is kept there, for the handlers' facts.
+   */
+  readonly #groups = new GroupMemberships();
 
   constructor(nodes: readonly ConsoleNode[], options: LiveIndexOptions) {
     this.#nodes = nodes;
@@ -156,10 +163,34 @@ export class LiveIndex {
     for (const watch of this.watches) watch.sweep(nowMs);
   }
 
-  /** The row keys of `state` (all rows without one), in byte order, from the first key ≥ `low`. */
+  /**
+   * The row keys of `state` (all rows without one), in byte order, from the first key ≥ `low`: what
+   * pages show, a semaphore's or read-write lock's row key in place of its members' keys.
+   */
   keysFrom(low: string, state?: LockState): IterableIterator<string> {
     const tree: BTree<string, unknown> = state ? this.#byState[state] : this.#rows;
     return tree.keys(low);
+  }
+
+  /**
+   * Every lock key of `state` (all without one), in byte order, from the first ≥ `low`: the members
+   * of semaphores and read-write locks included, their groups' row keys not. What walks the nodes'
+   * holds (the timeline's re-read, a restart's margins) reads, since a group's row key has no reads.
+   */
+  *lockKeysFrom(low: string, state?: LockState): IterableIterator<string> {
+    const rows = this.keysFrom(low, state);
+    const members = this.#groups.keysFrom(low, state);
+    let row = rows.next();
+    let member = members.next();
+    while (!row.done || !member.done) {
+      if (!row.done && (member.done || row.value < member.value)) {
+        if (!this.#groups.group(row.value)) yield row.value;
+        row = rows.next();
+      } else {
+        yield member.value!;
+        member = members.next();
+      }
+    }
   }
 
   /** How many rows (of `state`) there are. */
@@ -167,14 +198,42 @@ export class LiveIndex {
     return state ? this.#byState[state].size : this.#rows.size;
   }
 
-  /** The row of `key` (latin1 of its bytes) folded at `nowMs`; null when no node holds it. */
+  /**
+   * The row of `key` (latin1 of its bytes) folded at `nowMs`; null when no node holds it. A group's
+   * row key gives the group's row; a member's key its own row, as an ordinary lock's.
+   */
   row(key: string, nowMs: number): LockRow | null {
     const thresholds: FlagThresholds = {
       serverTimeMs: nowMs,
       longHeldMs: this.#options.longHeldMs,
       longWaitMs: this.#options.longWaitMs,
     };
+    const group = this.#groups.group(key);
+    if (group) return this.#groupRow(group, thresholds);
     return foldIndexed(key, this.#reads(key), this.#nodeIds, this.#options.quorumSize, thresholds);
+  }
+
+  #groupRow(group: Group, thresholds: FlagThresholds): LockRow | null {
+    const members: MemberRow[] = [];
+    let count: number | null = null;
+    for (const key of [...group.members].sort()) {
+      const reads = this.#reads(key);
+      const member = memberShapeOf(key);
+      const row = foldIndexed(key, reads, this.#nodeIds, this.#options.quorumSize, thresholds);
+      count = Math.max(count ?? 0, recordedCount(reads) ?? 0);
+      if (member && row) members.push({ member, row });
+    }
+    if (members.length === 0 || !count) return null;
+    const { quorumSize } = this.#options;
+    return foldGroup(
+      group.kind,
+      members[0]!.member.name,
+      count,
+      members,
+      this.#nodeIds,
+      quorumSize,
+      thresholds,
+    );
   }
 
   /** True when the index covers the key: every reachable node is listed and follows changes. */
@@ -270,10 +329,17 @@ export class LiveIndex {
   }
 
   #update(key: string, nodeIndex = -1, cause?: RemovalCause): void {
+    const group = this.#groups.group(key);
+    // A re-fold reached a group's row: its members are what the nodes hold.
+    if (group) {
+      for (const member of [...group.members]) this.#update(member, nodeIndex, cause);
+      return;
+    }
     const reads = this.#reads(key);
     const next = stateOf(reads, this.#options.quorumSize);
     const seq = ++this.#changeCount;
-    const entry = this.#rows.get(key);
+    const groupKey = this.#groups.groupOf(key);
+    const entry = groupKey === undefined ? this.#rows.get(key) : this.#groups.entry(key);
     const previous = entry === undefined ? null : stateOfEntry(entry);
     const facts = next === null ? null : factsOf(reads, this.#options.quorumSize);
     if (this.#handlers.size > 0) {
@@ -293,6 +359,26 @@ export class LiveIndex {
       };
       this.#emit({ kind: "change", change });
     }
+    const membership = next === null ? null : membershipOf(key, reads);
+    if (groupKey !== undefined || membership) {
+      this.#updateMember(key, groupKey, membership, membership && entryOf(next!, facts));
+      // It was an ordinary row until now: that row goes, the group's stands for it.
+      if (groupKey === undefined) this.#setRow(key, previous, null, entry, null);
+      // Still held, no longer a member (its count key went first): an ordinary row again.
+      else if (!membership && next !== null) this.#setRow(key, null, next, undefined, facts);
+      return;
+    }
+    this.#setRow(key, previous, next, entry, facts);
+  }
+
+  /** Moves the row of `key` from state `previous` to `next` (null: no row). */
+  #setRow(
+    key: string,
+    previous: LockState | null,
+    next: LockState | null,
+    entry: RowEntry | undefined,
+    facts: ReturnType<typeof factsOf>,
+  ): void {
     if (next !== previous) {
       this.#version += 1;
       if (previous) this.#byState[previous].delete(key);
@@ -305,13 +391,39 @@ export class LiveIndex {
     }
   }
 
+  /**
+   * A member key changed: it leaves its former group (`formerGroupKey`) unless it stays there, joins
+   * the one of `membership` (null: it is no member now), and both groups' rows change state.
+   */
+  #updateMember(
+    key: string,
+    formerGroupKey: string | undefined,
+    membership: Membership | null,
+    entry: RowEntry | null,
+  ): void {
+    if (formerGroupKey !== undefined && formerGroupKey !== membership?.rowKey) {
+      this.#groups.leave(key);
+      this.#refreshGroup(formerGroupKey);
+    }
+    if (!membership || !entry) return;
+    this.#groups.join(key, membership, entry);
+    this.#refreshGroup(membership.rowKey);
+  }
+
+  /** A group's row moves to its members' state; it goes with its last member. */
+  #refreshGroup(rowKey: string): void {
+    const entry = this.#rows.get(rowKey);
+    const previous = entry === undefined ? null : stateOfEntry(entry);
+    this.#setRow(rowKey, previous, this.#groups.stateOf(rowKey), entry, null);
+  }
+
   /** A node came or went: every row's view of it changed (re-folded in slices: refold.ts). */
   #updateAll(): void {
     const run = ++this.#refoldRun;
     void refoldInSlices(
       {
         rowKeys: (low) => this.#rows.keys(low),
-        hasRow: (key) => this.#rows.has(key),
+        hasRow: (key) => this.#rows.has(key) || this.#groups.groupOf(key) !== undefined,
         nodeKeys: () => this.watches.map((watch) => watch.keys()),
         update: (key) => this.#update(key),
       },

@@ -43,7 +43,9 @@ export function keyShape(name: string): string {
 /**
  * Keyspace events after which a key that held no lock still holds none, whatever it held before:
  * removals (the key is gone), integer arithmetic (at most 20 characters: shorter than any
- * recognised token), and list, set, sorted-set and stream writes (no lock is of those types).
+ * recognised token), and list, set, sorted-set and stream writes (no lock is of those types but
+ * redis-semaphore's sorted set, whose scripts give it its TTL after each write: that `expire` is
+ * read).
  * Every other event (`set`, `setrange`, `append`, `incrbyfloat`, the hash commands, `expire`,
  * `rename_to`, `restore`, and any event this list does not know) may leave a lock and is read.
  */

@@ -27,6 +27,7 @@ interface RareFields {
   readonly waiters: WaitersSummary | null;
   readonly cut: ValueCut | null;
   readonly waiterList: readonly WaiterRef[] | null;
+  readonly groupCount: number | null;
 }
 
 /** What a node holds under a key, with its expiry as an instant on the console's clock. */
@@ -51,6 +52,8 @@ export interface IndexedState {
   readonly cut: ValueCut | null;
   /** Live waiter entries, each whole (the wait-for graph, contention/); null or absent when none. */
   readonly waiterList?: readonly WaiterRef[] | null;
+  /** A semaphore's or read-write lock's count recorded beside a member key (group-count.ts). */
+  readonly groupCount?: number | null;
 }
 
 /** The formats in the order `#meta` numbers them. */
@@ -115,6 +118,10 @@ export class StoredState implements IndexedState {
   get waiterList(): readonly WaiterRef[] | null {
     return this.#rare?.waiterList ?? null;
   }
+
+  get groupCount(): number | null {
+    return this.#rare?.groupCount ?? null;
+  }
 }
 
 /** The rare fields of a read; null (no object at all) for the common lock that has none. */
@@ -123,6 +130,15 @@ function rareFieldsOf(read: NodeKeyState): RareFields | null {
   const legacyOwner = read.owner && (read.owner.extensions !== null || cut) ? read.owner : null;
   const waiters = read.waiters && read.waiters.count > 0 ? read.waiters : null;
   const waiterList = read.waiterList ?? null;
-  if (read.holdCount === null && !legacyOwner && !waiters && !cut && !waiterList) return null;
-  return { holdCount: read.holdCount, legacyOwner, waiters, cut, waiterList };
+  const groupCount = read.groupCount ?? null;
+  if (
+    read.holdCount === null &&
+    !legacyOwner &&
+    !waiters &&
+    !cut &&
+    !waiterList &&
+    groupCount === null
+  )
+    return null;
+  return { holdCount: read.holdCount, legacyOwner, waiters, cut, waiterList, groupCount };
 }
