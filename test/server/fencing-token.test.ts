@@ -6,7 +6,7 @@ import * as locks from "@/app/api/locks/route";
 import type { LockResponse, LocksResponse } from "@/lib/api";
 import Redlock, { fenceKey } from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls } from "../masters";
-import { call, startTestConsole, type TestConsole } from "./helpers";
+import { call, startTestConsole, type TestConsole, deleteMarked } from "./helpers";
 
 let tc: TestConsole;
 let nodes: Redis[];
@@ -33,12 +33,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  await Promise.all(
-    nodes.map(async (node) => {
-      const ours = await node.keys(`*${marker}*`);
-      if (ours.length) await node.del(...ours);
-    }),
-  );
+  await deleteMarked(nodes, marker);
   await tc.close();
   await disconnect(nodes);
 });

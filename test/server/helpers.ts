@@ -3,6 +3,7 @@
  * default (no process.env edits), and Request builders for calling route handlers directly.
  */
 import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
 import { expect, vi } from "vitest";
 import { configFor, type ConsoleConfig } from "@/lib/server/config";
 import { createConsole, type ConsoleContext } from "@/lib/server/console";
@@ -141,4 +142,14 @@ export async function call<T = unknown>(handler: Handler, path: string, options:
     json = undefined;
   }
   return { status: response.status, headers: response.headers, body: json as T, text };
+}
+
+/** Deletes every key whose name contains `marker` on each node (a test's clean-up on shared masters). */
+export async function deleteMarked(nodes: readonly Redis[], marker: string): Promise<void> {
+  await Promise.all(
+    nodes.map(async (node) => {
+      const ours = await node.keys(`*${marker}*`);
+      if (ours.length) await node.del(...ours);
+    }),
+  );
 }

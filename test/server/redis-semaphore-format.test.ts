@@ -14,7 +14,7 @@ import * as revoke from "@/app/api/locks/revoke/route";
 import * as locks from "@/app/api/locks/route";
 import type { ErrorBody, LockResponse, LockRow, LocksResponse } from "@/lib/api";
 import { connect, disconnect, sharedUrls } from "../masters";
-import { call, startTestConsole, type TestConsole } from "./helpers";
+import { call, startTestConsole, type TestConsole, deleteMarked } from "./helpers";
 
 let tc: TestConsole;
 let nodes: Redis[];
@@ -47,12 +47,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(holders.map((holder) => holder.release().catch(() => undefined)));
-  await Promise.all(
-    nodes.map(async (node) => {
-      const ours = await node.keys(`*${marker}*`);
-      if (ours.length) await node.del(...ours);
-    }),
-  );
+  await deleteMarked(nodes, marker);
   await tc.close();
   await disconnect(nodes);
 });

@@ -13,7 +13,7 @@ import * as locks from "@/app/api/locks/route";
 import type { ForceReleaseResponse, LockResponse, LockRow, LocksResponse } from "@/lib/api";
 import Redlock, { type Lock } from "@redlock-console/redlock";
 import { connect, disconnect, sharedUrls } from "../masters";
-import { call, startTestConsole, type TestConsole } from "./helpers";
+import { call, startTestConsole, type TestConsole, deleteMarked } from "./helpers";
 
 let tc: TestConsole;
 let nodes: Redis[];
@@ -49,12 +49,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   await Promise.all(held.map((lock) => lock.release().catch(() => undefined)));
-  await Promise.all(
-    nodes.map(async (node) => {
-      const ours = await node.keys(`*${marker}*`);
-      if (ours.length) await node.del(...ours);
-    }),
-  );
+  await deleteMarked(nodes, marker);
   await tc.close();
   await disconnect(nodes);
 });
