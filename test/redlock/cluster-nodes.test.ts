@@ -9,7 +9,13 @@
 import { Cluster as IoCluster, Redis } from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import Redlock, { clusterSlot, CrossSlotError, type Client } from "@redlock-console/redlock";
+import Redlock, {
+  clusterSlot,
+  CrossSlotError,
+  ExecutionError,
+  semaphoreKey,
+  type Client,
+} from "@redlock-console/redlock";
 import { ownerOfSlot, slotMove, useClusters, type Cluster } from "../cluster";
 import { clientKind, lockClients as lockClientsFor } from "../lock-clients";
 import { connect, disconnect, usePrivateMasters } from "../masters";
@@ -118,6 +124,36 @@ describe("locks on cluster nodes", () => {
     const next = await waiting;
     await expectEverywhere(name, next.value);
     await next.release();
+  });
+
+  it("a semaphore and a read-write lock on cluster nodes: at most k holders, no writer beside a reader", async () => {
+    // Every key of one name shares its slot (semaphore.test.ts checks the slots): here the
+    // scripts run on real shards, count key and permits together, for both client kinds.
+    const name = `${clientKind()}:exports:${Date.now()}`;
+    const semaphore = redlock.semaphore(name, 2);
+    const [first, second] = [await semaphore.acquire(10_000), await semaphore.acquire(10_000)];
+    expect(new Set([first.permit, second.permit])).toEqual(new Set([0, 1]));
+    for (const lock of [first, second]) await expectEverywhere(lock.resources[0]!, lock.value);
+    expect(await Promise.all(readers.map((reader) => reader.get(semaphoreKey(name))))).toEqual([
+      "2",
+      "2",
+      "2",
+    ]);
+    await expect(semaphore.acquire(10_000)).rejects.toBeInstanceOf(ExecutionError);
+    await (
+      await first.release()
+    ).settled;
+    const again = await semaphore.acquire(10_000);
+    expect(again.permit).toBe(first.permit);
+    await Promise.all([second.release(), again.release()]);
+
+    const rw = redlock.readWriteLock(`${name}:rw`);
+    const readLocks = [await rw.read(10_000), await rw.read(10_000)];
+    await expect(rw.write(10_000)).rejects.toBeInstanceOf(ExecutionError);
+    await Promise.all(readLocks.map(async (reader) => (await reader.release()).settled));
+    const writer = await rw.write(10_000);
+    await expect(rw.read(10_000)).rejects.toBeInstanceOf(ExecutionError);
+    await writer.release();
   });
 
   it("one shard SIGSTOPped: a lock on its slots is granted by the other nodes within a node timeout", async () => {
