@@ -35,6 +35,11 @@ test("a semaphore is one row, and its page says who holds each permit, each with
     });
     await expect(heldLines).toHaveCount(2);
     await expect(permits.getByRole("cell", { name: /^permit #\d of 3: free$/ })).toHaveCount(1);
+    // Its name is no key: the page does not show an empty history for it, it says where it is.
+    await expect(page.getByText("The history is kept per permit")).toBeVisible();
+    await expect(page.getByText("No transition of this lock since the history began.")).toHaveCount(
+      0,
+    );
 
     // Each holder's force-release acts on its permit's key, as on any lock.
     const index = held[0]!.permit!;

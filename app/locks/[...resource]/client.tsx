@@ -259,7 +259,19 @@ export function LockDetailClient({
         </section>
       )}
       {data && lock && <LockChain resource={resource} />}
-      <ResourceTimeline resource={resource} keyBase64Url={keyBase64Url} />
+      {data?.group && !data.group.readOnly ? (
+        // Its name is no key: the history is each member's, kept under that member's key.
+        <section aria-labelledby="lock-timeline-heading">
+          <h2 id="lock-timeline-heading">Timeline</h2>
+          <p className="muted">
+            The history is kept per{" "}
+            {data.group.kind === "semaphore" ? "permit" : "writer and reader slot"}: open one from
+            the table above for its holds and transitions.
+          </p>
+        </section>
+      ) : (
+        <ResourceTimeline resource={resource} keyBase64Url={keyBase64Url} />
+      )}
       <ResourceAudit resource={resource} />
     </>
   );
