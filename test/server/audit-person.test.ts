@@ -8,22 +8,15 @@ import type { Redis } from "ioredis";
 import Redlock, { decodeTombstone, type RedlockAbortSignal } from "@redlock-console/redlock";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AuditEntry } from "@/lib/api";
-import { ADMIN_TOKEN, startTestConsole, type TestConsole } from "./helpers";
+import { ADMIN_TOKEN, type TestConsole } from "./helpers";
 import { connect, disconnect, sharedUrls } from "../masters";
-import { ISSUER, send, servePeople, signedIn } from "./people";
+import { person, send, startPeople, type People } from "./people";
 import type { RouteServer } from "./route-server";
 
 // An address of this file's own: other files on the suite's shared masters audit their own Alice
 // (the test provider's alice@example.com), and the audit's person filter matches by email.
 const ALICE_EMAIL = `alice-${process.pid}@example.com`;
-const alice = signedIn("Alice Oncall", ALICE_EMAIL, [
-  {
-    role: "operator",
-    resources: null,
-    services: ["payments"],
-    rule: "CONSOLE_RBAC[0] (group payments-oncall)",
-  },
-]);
+const alice = person("Alice Oncall", ALICE_EMAIL, ["payments-oncall"]);
 const ALICE_VIA_TOKEN = `Alice Oncall <${ALICE_EMAIL}> via token ci-unlock`;
 const INCIDENT = "https://incidents.example.com/INC-4242";
 
@@ -33,11 +26,13 @@ let nodes: Redis[];
 let holder: Redlock;
 let secret: string;
 
+let people: People;
+
 beforeAll(async () => {
-  tc = startTestConsole(sharedUrls());
+  people = await startPeople(sharedUrls(), { alice });
+  ({ tc, server } = people);
   nodes = connect(sharedUrls());
   holder = new Redlock(nodes, { owner: { service: "payments" } });
-  server = await servePeople(tc, { alice });
   await tc.historyWhole();
   const created = await send(server, "POST", "/api/tokens", {
     as: "alice",
@@ -50,9 +45,8 @@ beforeAll(async () => {
   secret = created.body.secret;
 });
 afterAll(async () => {
-  await server.close();
   await holder.quit();
-  await tc.close();
+  await people.close();
   await disconnect(nodes);
 });
 
@@ -133,8 +127,8 @@ describe("a force-release with a person's token", () => {
       action: "force-release",
       actor: ALICE_VIA_TOKEN,
       person: {
-        subject: alice.person!.subject,
-        issuer: ISSUER,
+        subject: alice.subject,
+        issuer: people.issuer,
         name: "Alice Oncall",
         email: ALICE_EMAIL,
       },
@@ -152,7 +146,7 @@ describe("a force-release with a person's token", () => {
     expect(byPerson.map((each) => each.id)).toContain(entry!.id);
     expect(byPerson.every((each) => each.actor.includes("Alice Oncall"))).toBe(true);
     expect(
-      await auditOf(`person=${alice.person!.subject}&resource=${encodeURIComponent(resource)}`),
+      await auditOf(`person=${alice.subject}&resource=${encodeURIComponent(resource)}`),
     ).toHaveLength(1);
     expect(
       await auditOf(`resource=${encodeURIComponent(resource)}&since=${Date.now() + 1}`),
@@ -169,7 +163,7 @@ describe("a force-release with a person's token", () => {
   });
 
   it("records who created the token: the signed-in person, not a token", async () => {
-    const [created] = await auditOf(`person=${alice.person!.subject}&limit=1000`).then((entries) =>
+    const [created] = await auditOf(`person=${alice.subject}&limit=1000`).then((entries) =>
       entries.filter((each) => each.action === "token-create"),
     );
     expect(created).toMatchObject({

@@ -1,8 +1,10 @@
 /**
- * People for the identity tests, made in the test process (the sign-in with OpenID Connect is
- * another branch's): a request carrying `x-test-person: <key>` acts as that person, through the
- * guard's `people` hook, while bearer tokens (personal and break-glass) take the guard's real path.
- * The console's routes are then served over real HTTP (route-server.ts).
+ * People for the identity tests, signed in for real: the test OpenID Provider (support/oidc-provider.ts)
+ * knows them, each signs in once through the console's own login and callback routes, and a request
+ * `as` a person carries that person's sign-in cookie through the guard's real path. Their grants come
+ * from their groups by PEOPLE_RULES, as CONSOLE_RBAC gives them. Bearer tokens (personal and
+ * break-glass) take the guard's real path too. The console's routes are served over real HTTP
+ * (route-server.ts).
  */
 import { randomBytes } from "node:crypto";
 import * as audit from "@/app/api/audit/route";
@@ -12,51 +14,61 @@ import * as locks from "@/app/api/locks/route";
 import * as session from "@/app/api/session/route";
 import * as tokenById from "@/app/api/tokens/[id]/route";
 import * as tokens from "@/app/api/tokens/route";
-import { createGuard } from "@/lib/server/auth/guard";
-import { personLabel, type Grant, type Principal } from "@/lib/server/auth/identity";
-import { createReadLimiter } from "@/lib/server/auth/rate-limit";
-import type { TestConsole } from "./helpers";
+import type { ConsoleConfig } from "@/lib/server/config";
+import type { RbacRule } from "@/lib/server/rbac-config";
+import { startTestProvider, type TestPerson } from "../support/oidc-provider";
+import { startTestConsole, type TestConsole } from "./helpers";
 import { serveRoutes, type RouteServer } from "./route-server";
+import { signInAs, signInConfig, TEST_CLIENT } from "./sign-in-helpers";
 
-export const PERSON_HEADER = "x-test-person";
-export const ISSUER = "http://127.0.0.1:9/test-issuer";
+/** CONSOLE_RBAC for these tests: the order is what the grants' `rule` names. */
+export const PEOPLE_RULES: RbacRule[] = [
+  { group: "payments-oncall", role: "operator", services: ["payments"] },
+  { group: "sre", role: "admin" },
+  { group: "everyone", role: "viewer" },
+];
 
-export function signedIn(
-  name: string,
-  email: string,
-  grants: Grant[],
-  subject = `${name.split(" ")[0]!.toLowerCase()}-${randomBytes(4).toString("hex")}`,
-): Principal {
-  const person = { subject, issuer: ISSUER, name, email, groups: [] };
-  return {
-    kind: "sign-in",
-    carrier: "cookie",
-    label: personLabel(person),
-    person,
-    grants,
-    credentialId: randomBytes(8).toString("hex"),
-    tokenName: null,
-    expiresAt: Date.now() + 3_600_000,
-  };
+/** A person of the test provider; `subject` is what the provider says (`sub`: the login). */
+export interface TestSignIn extends TestPerson {
+  readonly subject: string;
 }
 
-/** The guard of `tc` with `people` added; returns the HTTP server of the routes the tests use. */
-export async function servePeople(
-  tc: TestConsole,
-  people: Record<string, Principal>,
-): Promise<RouteServer> {
-  const { ctx } = tc;
-  const guard = createGuard(ctx.config, {
-    revocations: ctx.revocations,
-    failures: ctx.credentialFailures,
-    reads: createReadLimiter({ perSecond: 1_000, burst: 10_000, maxClients: 100 }),
-    personalTokens: ctx.personalTokens,
-    signIns: ctx.signIns,
-    breakGlass: ctx.breakGlass,
-    people: async (request) => people[request.headers.get(PERSON_HEADER) ?? ""] ?? null,
+export function person(name: string, email: string, groups: string[]): TestSignIn {
+  const login = `${name.split(" ")[0]!.toLowerCase()}-${randomBytes(4).toString("hex")}`;
+  return { login, password: `${login}-pass`, name, email, groups, subject: login };
+}
+
+/** The sign-in cookie of each person, per server. */
+const cookies = new WeakMap<RouteServer, Map<string, string>>();
+
+export interface People {
+  readonly tc: TestConsole;
+  readonly server: RouteServer;
+  /** The provider's issuer: what the audit records as the person's. */
+  readonly issuer: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The test provider with `people`, a console on `urls` that signs in with it (`overrides` added to
+ * its config), and each person signed in once; the routes the tests use, served over HTTP.
+ */
+export async function startPeople(
+  urls: string[],
+  people: Record<string, TestSignIn>,
+  overrides: Partial<ConsoleConfig> = {},
+): Promise<People> {
+  const provider = await startTestProvider({
+    clients: [TEST_CLIENT],
+    people: Object.values(people),
   });
-  Object.assign(ctx, { guard });
-  return serveRoutes([
+  const tc = startTestConsole(urls, {
+    ...signInConfig(provider.issuer, { rbacRules: PEOPLE_RULES }),
+    ...overrides,
+  });
+  const signedIn = new Map<string, string>();
+  for (const [key, each] of Object.entries(people)) signedIn.set(key, await signInAs(each));
+  const server = await serveRoutes([
     [/^\/api\/tokens\/[^/]+$/, tokenById],
     [/^\/api\/tokens$/, tokens],
     [/^\/api\/session$/, session],
@@ -65,6 +77,17 @@ export async function servePeople(
     [/^\/api\/locks\/force-release$/, forceRelease],
     [/^\/api\/locks$/, locks],
   ]);
+  cookies.set(server, signedIn);
+  return {
+    tc,
+    server,
+    issuer: provider.issuer,
+    close: async () => {
+      await server.close();
+      await tc.close();
+      await provider.stop();
+    },
+  };
 }
 
 export interface Sent {
@@ -87,7 +110,11 @@ export async function send(
   } = {},
 ): Promise<Sent> {
   const headers: Record<string, string> = {};
-  if (options.as) headers[PERSON_HEADER] = options.as;
+  if (options.as) {
+    const cookie = cookies.get(server)?.get(options.as);
+    if (!cookie) throw new Error(`${options.as} is not signed in on this server`);
+    headers.cookie = cookie;
+  }
   if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
   const origin = options.origin === undefined ? (options.as ? server.base : null) : options.origin;
   if (origin) headers.origin = origin;

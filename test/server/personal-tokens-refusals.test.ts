@@ -4,31 +4,25 @@
  * never 500, nothing created or revoked).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestConsole, type TestConsole } from "./helpers";
+import type { TestConsole } from "./helpers";
 import { sharedUrls } from "../masters";
-import { send, servePeople, signedIn } from "./people";
+import { person, send, startPeople, type People } from "./people";
 import type { RouteServer } from "./route-server";
 
-const alice = signedIn("Alice Oncall", "alice@example.com", [
-  {
-    role: "operator",
-    resources: null,
-    services: ["payments"],
-    rule: "CONSOLE_RBAC[0] (group payments-oncall)",
-  },
-]);
+const alice = person("Alice Oncall", "alice@example.com", ["payments-oncall"]);
 
 let tc: TestConsole;
 let server: RouteServer;
 
+let people: People;
+
 beforeAll(async () => {
-  tc = startTestConsole(sharedUrls());
-  server = await servePeople(tc, { alice });
+  people = await startPeople(sharedUrls(), { alice });
+  ({ tc, server } = people);
   await tc.ready();
 });
 afterAll(async () => {
-  await server.close();
-  await tc.close();
+  await people.close();
 });
 
 const create = (name: string) =>

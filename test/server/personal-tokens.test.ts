@@ -1,16 +1,16 @@
 /**
- * Issue 42 item 5: personal tokens over real HTTP on real masters. A person (made in the test
- * process: people.ts) creates a token within their own grants, the secret is shown once and kept
- * as a hash on the lock nodes, and a script uses it as a bearer until it is revoked, expires, or
- * its record is lost on a majority (fail closed).
+ * Issue 42 item 5: personal tokens over real HTTP on real masters. A person (signed in through
+ * the test OpenID Provider: people.ts) creates a token within their own grants, the secret is
+ * shown once and kept as a hash on the lock nodes, and a script uses it as a bearer until it is
+ * revoked, expires, or its record is lost on a majority (fail closed).
  */
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { recordKeyOf, usedKeyOf } from "@/lib/server/auth/personal-tokens/token-store";
-import { ADMIN_TOKEN, startTestConsole, type TestConsole } from "./helpers";
+import { ADMIN_TOKEN, type TestConsole } from "./helpers";
 import { connect, disconnect, sharedUrls } from "../masters";
-import { send, servePeople, signedIn } from "./people";
+import { person, send, startPeople, type People } from "./people";
 import type { RouteServer } from "./route-server";
 
 const PAYMENTS_OPERATOR = {
@@ -25,25 +25,24 @@ const EVERYONE_VIEWER = {
   services: null,
   rule: "CONSOLE_RBAC[2] (group everyone)",
 };
-const alice = signedIn("Alice Oncall", "alice@example.com", [PAYMENTS_OPERATOR, EVERYONE_VIEWER]);
-const bob = signedIn("Bob Viewer", "bob@example.com", [EVERYONE_VIEWER]);
-const carol = signedIn("Carol Admin", "carol@example.com", [
-  { role: "admin", resources: null, services: null, rule: "CONSOLE_RBAC[1] (group sre)" },
-]);
+const alice = person("Alice Oncall", "alice@example.com", ["payments-oncall", "everyone"]);
+const bob = person("Bob Viewer", "bob@example.com", ["everyone"]);
+const carol = person("Carol Admin", "carol@example.com", ["sre"]);
 
 let tc: TestConsole;
 let server: RouteServer;
 let nodes: Redis[];
 
+let people: People;
+
 beforeAll(async () => {
-  tc = startTestConsole(sharedUrls(), { tokenMaxTtlDays: 30 });
+  people = await startPeople(sharedUrls(), { alice, bob, carol }, { tokenMaxTtlDays: 30 });
+  ({ tc, server } = people);
   nodes = connect(sharedUrls());
-  server = await servePeople(tc, { alice, bob, carol });
   await tc.ready();
 });
 afterAll(async () => {
-  await server.close();
-  await tc.close();
+  await people.close();
   await disconnect(nodes);
 });
 
@@ -51,6 +50,18 @@ const operatorForPayments = { role: "operator", services: ["payments"] };
 const create = (name: string, grants: unknown[] = [operatorForPayments], as = "alice") =>
   send(server, "POST", "/api/tokens", { as, body: { name, grants, expiresInHours: 24 } });
 const whoAmI = (bearer: string) => send(server, "GET", "/api/session", { bearer });
+
+describe("the people, signed in through the test provider", () => {
+  it("carry the grants their groups give by CONSOLE_RBAC, through the guard's sign-in path", async () => {
+    const me = await send(server, "GET", "/api/session", { as: "alice" });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({
+      credential: "sign-in",
+      person: { subject: alice.subject, email: "alice@example.com" },
+      grants: [PAYMENTS_OPERATOR, EVERYONE_VIEWER],
+    });
+  });
+});
 
 describe("creating a token", () => {
   it("creates one within the person's own role and scope; the secret is shown once and stored only hashed", async () => {
@@ -147,7 +158,7 @@ describe("using a token", () => {
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({
       credential: "personal-token",
-      person: { subject: alice.person!.subject, email: "alice@example.com" },
+      person: { subject: alice.subject, email: "alice@example.com" },
       role: "viewer",
       grants: [{ role: "viewer", services: ["payments"], resources: null }],
     });

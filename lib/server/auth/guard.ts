@@ -101,12 +101,6 @@ export interface GuardDeps {
   readonly signIns: Pick<SignIns, "current" | "principalOf">;
   readonly breakGlass: Pick<BreakGlass, "used">;
   readonly personalTokens?: Pick<PersonalTokens, "check">;
-  /**
-   * A person's credential other than a bearer (a sign-in cookie, an authenticating proxy's
-   * headers): tried before the break-glass cookie. The sign-in module plugs in here; tests give a
-   * person directly.
-   */
-  readonly people?: (request: Request) => Promise<Principal | null>;
 }
 
 /** `rlc_…`: a personal token, valid while a majority of the nodes holds its record. */
@@ -173,8 +167,6 @@ export function createGuard(config: ConsoleConfig, deps: GuardDeps): Guard {
     }
     const signIn = await deps.signIns.current(request);
     if (signIn) return deps.signIns.principalOf(signIn);
-    const person = await deps.people?.(request);
-    if (person) return person;
     const cookie = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
     const session = cookie && adminToken ? verifySessionValue(adminToken, cookie) : null;
     // An expired or signed-out cookie is simply no credential: the browser is then anonymous.
