@@ -1,4 +1,8 @@
-/** `GET /api/locks` (snapshot) and `GET /api/locks/{resource}`. */
+/**
+ * `GET /api/locks` (snapshot) and `GET /api/locks/{resource}`. Over 300 lines, one job: the two
+ * routes' shapes share the row and node schemas, and a semaphore's or read-write lock's group is a
+ * row of the same shape; split, each half would import the other.
+ */
 import { z } from "zod";
 import { epochMsSchema, nodeIdSchema } from "./common";
 import { lockSortSchema, sortOrderSchema } from "./lock-sort";

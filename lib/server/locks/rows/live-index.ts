@@ -6,8 +6,8 @@ import "server-only";
  * `limit` rows from the cursor, and totals and counts are tree sizes. Rows are folded (fold-nodes.ts)
  * only when a page shows them: their TTLs are then computed from the expiry instants the nodes reported.
  * Viewers never cause a read of a node: the index is read from memory, whatever the number of them.
- * One job: keep the rows current and tell registered handlers; paging, folding, refolds and the
- * handler queues live in their own files.
+ * Over 300 lines, one job: keep the rows current and tell registered handlers; paging, folding,
+ * refolds, the handler queues and the groups' memberships (groups.ts) live in their own files.
  * What follows the changes (the timeline, contention, the ownership figures) registers a handler
  * (`addHandler`, index-handlers.ts), told off the watch's call stack: none of them delays the index.
  */
