@@ -3,8 +3,9 @@ import "server-only";
  * `GET /api/locks/{resource}`: one key read fresh from every node, together with the library's
  * fencing counter for it (fenceKey) and its waiters list, which the live index does not keep (it
  * skips every `redlock:` key); `createLockReader` shares that read among viewers and heals the
- * index when the read finds a lock the index missed. Over 300 lines, one job: a group's members
- * (semaphore permits, read-write slots) are read by the same one-key read, once per member.
+ * index when the read finds a lock the index missed. Over 300 lines, one job: the page's one read,
+ * which for a semaphore or read-write lock also joins its members' read (read-group.ts) and each
+ * member's holder session, shared among viewers like the rest.
  */
 import {
   MAX_WAITERS_LISTED,
