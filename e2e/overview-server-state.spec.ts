@@ -27,12 +27,16 @@ test("an auto-extended lock never reads expired, and each extension shows within
 }) => {
   test.setTimeout(90_000);
   const name = `${resource}:kept`;
-  const burner = burnCpu();
+  // Retries: a CI run saw the first acquire miss its 500 ms node timeout on three nodes beside
+  // the burner (an ExecutionError before the page was looked at). The console is what is checked
+  // here, not whether the holder's first try wins.
   const redlock = new Redlock(masters.clients, {
-    retryCount: 0,
+    retryCount: 3,
+    retryDelay: 100,
     owner: { service: "payroll" },
     session: false,
   });
+  let burner: ChildProcess | undefined;
   let stop = () => {};
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const holding = redlock.using([name], TTL_MS, () => stopped);
@@ -41,6 +45,8 @@ test("an auto-extended lock never reads expired, and each extension shows within
     await overview.goto(`?match=${encodeURIComponent(`${resource}:*`)}`);
     const row = overview.row(name);
     await expect(row.getByText("held", { exact: true })).toBeVisible();
+    // The host is busy from here on, for every extension the test watches.
+    burner = burnCpu();
 
     // When the nodes got each extension: master 0's PTTL jumps up (read every 50 ms).
     const extendedAt: number[] = [];
@@ -90,7 +96,7 @@ test("an auto-extended lock never reads expired, and each extension shows within
     for (const lagMs of lagsMs) expect(lagMs).toBeLessThanOrEqual(SHOWN_WITHIN_MS);
   } finally {
     stop();
-    burner.kill("SIGKILL");
+    burner?.kill("SIGKILL");
     await holding.catch(() => {});
   }
 });
