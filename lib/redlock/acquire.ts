@@ -221,17 +221,20 @@ const ownerInfo = (
 /**
  * The wait before the next attempt: a listed wait retries the moment a release hands it the
  * resource, or after the delay. The caller's `signal` or a revoke (`cancel`, whose error is then
- * thrown) cuts it short.
+ * thrown) cuts it short. True when a handoff cut it short (withRetries then spends no retry on a
+ * failed attempt before the retry was due).
  */
 async function pauseBeforeRetry(
   delayMs: number,
   signal: AbortSignal | undefined,
   waiter: WaiterEntry | undefined,
   cancel: AbortSignal | undefined,
-): Promise<void> {
+): Promise<boolean> {
   const either = cancel && signal ? AbortSignal.any([signal, cancel]) : (cancel ?? signal);
   try {
-    await (waiter ? waiter.pause(delayMs, either) : sleep(delayMs, undefined, { signal: either }));
+    if (waiter) return await waiter.pause(delayMs, either);
+    await sleep(delayMs, undefined, { signal: either });
+    return false;
   } catch (error) {
     cancel?.throwIfAborted();
     throw error;

@@ -59,7 +59,10 @@ export async function withRetries<T>(
   settings: Settings,
   signal: AbortSignal | undefined,
   step: () => Promise<RetryStep<T>>,
-  /** Waits between attempts (an acquire's wait can be cut short by a handoff); default: sleep. */
+  /**
+   * Waits between attempts; resolves true when a handoff cut the wait short (an acquire's wait
+   * woken, or settling after a wake). Default: sleep.
+   */
   pause: (delayMs: number, signal?: AbortSignal) => Promise<unknown> = (delayMs, signal) =>
     sleep(delayMs, undefined, { signal }),
 ): Promise<{ result: T; attempts: Promise<ExecutionStats>[] }> {
@@ -75,12 +78,14 @@ export async function withRetries<T>(
     );
   };
   let retries = 0;
-  // When the current retry is due. A pause a handoff cut short (the acquire's wait was woken, or
-  // settles after a wake) leads to an attempt before then: if that one fails, the wait goes on to
-  // the same retry instead of spending another. So a wake that comes a hair too early (the
-  // release's deletes still landing on the other nodes) never makes a caller give up sooner than
-  // retryCount × retryDelay, as it did with `retryCount: 1`; attempts may outnumber retries.
-  let retryDueMs: number | undefined;
+  // When the retry under way is due, and whether the pause before this attempt was cut short (a
+  // handoff woke the wait, or it settles after a wake). Such an attempt, made before its retry was
+  // due, spends no retry if it fails: a wake that comes a hair early (the release's deletes still
+  // landing on the other nodes) never makes a caller give up sooner than retryCount × retryDelay,
+  // as it did with `retryCount: 1`. The pauses keep their length, so contention keeps its pace;
+  // attempts may outnumber retries.
+  let retryDueMs = 0;
+  let cutShort = false;
   for (;;) {
     signal?.throwIfAborted();
     const { attempt, result, retryable = true } = await step();
@@ -92,13 +97,14 @@ export async function withRetries<T>(
       return { result, attempts };
     }
     if (!retryable) break;
+    const waitMs = retryWaitMs(settings);
     const nowMs = performance.now();
-    if (retryDueMs === undefined || nowMs >= retryDueMs) {
+    if (!cutShort || nowMs >= retryDueMs) {
       if (settings.retryCount !== -1 && retries >= settings.retryCount) break;
       retries += 1;
-      retryDueMs = nowMs + retryWaitMs(settings);
+      retryDueMs = nowMs + waitMs;
     }
-    await pause(retryDueMs - nowMs, signal);
+    cutShort = (await pause(waitMs, signal)) === true;
   }
   report("failure");
   throw new ExecutionError(retryFailedMessage, attempts, quarantinedIn(last));

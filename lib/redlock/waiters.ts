@@ -141,11 +141,15 @@ export class WaiterEntry {
 
   /**
    * Until the next attempt: woken by a release that hands this wait the resource (handoff), or
-   * after `delayMs` (the sleeping retry, also the fallback when a wake message is lost).
+   * after `delayMs` (the sleeping retry, also the fallback when a wake message is lost). True when
+   * cut short (woken, or a settling pause shorter than `delayMs`).
    */
-  async pause(delayMs: number, signal?: AbortSignal): Promise<void> {
+  async pause(delayMs: number, signal?: AbortSignal): Promise<boolean> {
     const handoff = this.core.releaseWaiter;
-    if (!handoff || !this.settings.wakeOnRelease) return sleep(delayMs, undefined, { signal });
+    if (!handoff || !this.settings.wakeOnRelease) {
+      await sleep(delayMs, undefined, { signal });
+      return false;
+    }
     if (this.wakeChannel === undefined && !this.subscribing) {
       // Never waits for the subscriptions (a node may be down): listed with the channel once they are.
       this.subscribing = true;
@@ -164,6 +168,7 @@ export class WaiterEntry {
       : step === undefined || step + 1 === SETTLE_DELAYS_MS.length
         ? undefined
         : step + 1;
+    return this.pausedEarly;
   }
 
   /** Lists the wait again with its wake channel: the release now finds it (same id, new member). */
