@@ -130,7 +130,13 @@ describe("handoff to the next in line (the default)", () => {
     // with retryCount 1 the caller gave up at once instead of after its retryDelay. Here the early
     // wake is played by hand while the old value still stands on every node.
     const [own5, admin5] = [connect(privateMasters().urls), connect(privateMasters().urls)];
-    const contender = new Redlock(own5, { retryCount: 1, retryDelay: 10_000, retryJitter: 0 });
+    // No session: its heartbeat SETs would count as attempts below.
+    const contender = new Redlock(own5, {
+      retryCount: 1,
+      retryDelay: 10_000,
+      retryJitter: 0,
+      session: false,
+    });
     try {
       const resource = `test:handoff-early-wake:${randomUUID()}`;
       await Promise.all(admin5.map((admin) => admin.set(resource, "old-holder", "PX", 30_000)));
@@ -164,8 +170,18 @@ describe("handoff to the next in line (the default)", () => {
         const after = await Promise.all(admin5.map(attemptCalls));
         expect(after.every((calls, index) => calls > before[index]!)).toBe(true);
       });
-      await sleep(300); // time for a give-up to surface, were the retry spent
-      expect(outcome).toBe("waiting");
+      // Then the wait settles: attempts 20, 100, 500 and 2,000 ms after the woken one failed
+      // (waiters.ts, SETTLE_DELAYS_MS), each meeting the old value and each free. Once no attempt
+      // reached a node for a whole second after those, the wait is in its sleeping retry (10 s):
+      // no attempt of its own is in flight to meet the release below (one was, on CI: it set the
+      // key again on a wake node between the deletes and the wake step).
+      await sleep(3_000);
+      await vi.waitFor(async () => {
+        const first = await Promise.all(admin5.map(attemptCalls));
+        await sleep(1_000);
+        expect(await Promise.all(admin5.map(attemptCalls))).toEqual(first);
+      }, 8_000);
+      expect(outcome).toBe("waiting"); // a spent retry would have given up by now
       const releasedMono = performance.now();
       await Promise.all(admin5.map((admin) => admin.del(resource)));
       expect(await wakeNextWaiter(wakers, resource)).toBe(wakers.length);
