@@ -184,9 +184,17 @@ describe("handoff to the next in line (the default)", () => {
       expect(outcome).toBe("waiting"); // a spent retry would have given up by now
       const releasedMono = performance.now();
       await Promise.all(admin5.map((admin) => admin.del(resource)));
-      expect(await wakeNextWaiter(wakers, resource)).toBe(wakers.length);
+      // The wake step finds the resource free on at least the two wake nodes a wake needs. Not
+      // always on all three: the two wakes can start the contender's attempt before the third
+      // node ran its script (the first run of it pays a NOSCRIPT round trip), and its SET got
+      // there first (seen on CI: 2). That is the handoff working.
+      expect(await wakeNextWaiter(wakers, resource)).toBeGreaterThanOrEqual(wakers.length - 1);
       const lock = await pending;
       expect(performance.now() - releasedMono).toBeLessThan(2_000);
+      // Handed over whole: the new value on every node.
+      expect(await Promise.all(admin5.map((admin) => admin.get(resource)))).toEqual(
+        admin5.map(() => lock.value),
+      );
       await lock.release();
     } finally {
       await contender.quit();
