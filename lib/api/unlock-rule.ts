@@ -84,7 +84,8 @@ export const LIVENESS_WORDS: Record<HolderSessionState, string> = {
   unknown: "it has no session: the console cannot tell whether it still runs",
 };
 
-const seconds = (ms: number) => `${Math.ceil(ms / 100) / 10} s`;
+/** Tenths of a second, rounded up (a bound is never said shorter), always with the tenth: "59.0 s". */
+const seconds = (ms: number) => `${(Math.ceil(ms / 100) / 10).toFixed(1)} s`;
 const until = (nowMs: number, ms: number) => new Date(nowMs + ms).toISOString();
 
 function reserveWords(input: UnlockCase): string {

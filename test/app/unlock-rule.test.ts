@@ -94,6 +94,13 @@ describe("the unlock rule", () => {
     expect(words).not.toMatch(/nothing runs it|has crashed/);
   });
 
+  it("says a whole number of seconds with its tenth, as every other bound reads (59.0 s)", () => {
+    expect(unlockRule({ ...base, reservedForMs: 59_000 }).words).toContain(
+      "nobody else gets it for at most 59.0 s",
+    );
+    expect(unlockRule({ ...base, reservedForMs: 58_901 }).words).toContain("at most 59.0 s");
+  });
+
   it("says until when a delete-now may make two holders, in the dialog and the audit", () => {
     const decision = unlockRule({ ...base, choice: "delete-now", reservedForMs: 5_000 });
     const until = new Date(NOW + 5_000).toISOString();
