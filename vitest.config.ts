@@ -3,27 +3,21 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 
 /**
  * Files that measure time against a tight bound (an abort within 100 ms of a notice, a wait timed
- * to 50 ms, a heartbeat's age, a first acquire against node-redlock's), or that load the machine
- * themselves (the torture's worker processes, 100k-key keyspaces, command counts): they run one
- * at a time, after the rest, so that no other test file shares the cores with them. Everything
- * else runs PARALLEL_WORKERS files at a time: most of a file's time is spent waiting on real TTLs
- * and real servers, not on the CPU.
+ * to 50 ms, a heartbeat's age): they run after the parallel group, TIMED_WORKERS at a time, on
+ * masters and consoles of their own. Most of their time is spent waiting on real TTLs, heartbeat
+ * windows and SIGSTOPped processes, so two of them share the cores; the files that load the
+ * machine themselves (ALONE_FILES) run after them, one at a time.
  */
-const SERIAL_FILES = [
-  "test/torture/torture.test.ts",
+const TIMED_FILES = [
   "test/server/session-states.test.ts",
   "test/server/safe-unlock-console.test.ts",
   "test/server/safe-every-path.test.ts",
   "test/server/liveness-faults.test.ts",
   "test/server/contention-waits.test.ts",
   "test/server/expired-tombstone-wake.test.ts",
-  "test/server/polling-cost.test.ts",
-  "test/server/snapshot-scale.test.ts",
-  "test/server/hidden-classes.test.ts",
   "test/redlock/safe-unlock.test.ts",
   "test/redlock/session.test.ts",
   "test/redlock/hear-every-path.test.ts",
-  "test/redlock/first-acquire.test.ts",
   "test/redlock/using-late-extension.test.ts",
   // Seen failing beside parallel files on a loaded machine: a restart timed to a second's tick,
   // a holder SIGSTOPped past its heartbeat window, a cluster resharding.
@@ -32,11 +26,29 @@ const SERIAL_FILES = [
   "test/server/cluster-console.test.ts",
   // A failed acquire within one node timeout plus its retries.
   "test/redlock/faults.test.ts",
+];
+
+/**
+ * Files that load the machine themselves (the torture's worker processes, 100k-key keyspaces,
+ * three console processes, a CPU share measured) or time one call against node-redlock's: nothing
+ * else runs beside them.
+ */
+const ALONE_FILES = [
+  "test/torture/torture.test.ts",
+  "test/server/polling-cost.test.ts",
+  "test/server/snapshot-scale.test.ts",
+  "test/server/hidden-classes.test.ts",
+  "test/redlock/first-acquire.test.ts",
   // Three console processes, a writer's lease timed to 2 s, SIGKILL and SIGSTOP of the writer.
   "test/server/replicas.test.ts",
-  // Pauses and empty restarts of masters, 14 contenders: loads the machine itself.
+  // Pauses and empty restarts of masters, 14 contenders.
   "test/redlock/semaphore-torture.test.ts",
 ];
+
+const SERIAL_FILES = [...TIMED_FILES, ...ALONE_FILES];
+
+/** Timing-bound files at once: 2 (see TIMED_FILES). */
+const TIMED_WORKERS = Number(process.env.TEST_TIMED_WORKERS ?? 2);
 
 /** Test files at once in the parallel group: 3 on this project's 2-core CI machine. */
 const PARALLEL_WORKERS = Number(process.env.TEST_WORKERS ?? 3);
@@ -70,24 +82,31 @@ const IOREDIS_ONLY = [
   "test/redlock/semaphore-torture.test.ts",
 ];
 
-/** One project per client kind and group: the parallel group first, then the serial one. */
+/** The groups, in the order they run, with their files and how many run at once. */
+const GROUPS = {
+  parallel: { order: 0, workers: PARALLEL_WORKERS, files: null },
+  timed: { order: 1, workers: TIMED_WORKERS, files: TIMED_FILES },
+  alone: { order: 2, workers: 1, files: ALONE_FILES },
+} as const;
+
+/** One project per client kind and group: the parallel group first, then the timed, then alone. */
 function project(
   clientKind: "ioredis" | "node-redis",
-  group: "parallel" | "serial",
+  group: keyof typeof GROUPS,
   include: string[],
   exclude: string[],
 ): TestProjectInlineConfiguration {
-  const serial = group === "serial";
+  const { order, workers, files } = GROUPS[group];
   return {
     extends: true,
     test: {
-      name: serial ? `${clientKind} (serial)` : clientKind,
-      include: serial ? include.filter((file) => SERIAL_FILES.includes(file)) : include,
-      exclude: serial ? exclude : [...exclude, ...SERIAL_FILES],
+      name: group === "parallel" ? clientKind : `${clientKind} (${group})`,
+      include: files ? include.filter((file) => files.includes(file)) : include,
+      exclude: files ? exclude : [...exclude, ...SERIAL_FILES],
       provide: { clientKind },
       // Projects of one group share its workers (vitest wants one count per group).
-      maxWorkers: serial ? 1 : PARALLEL_WORKERS,
-      sequence: { groupOrder: serial ? 1 : 0 },
+      maxWorkers: workers,
+      sequence: { groupOrder: order },
     },
   };
 }
@@ -114,8 +133,10 @@ export default defineConfig({
     projects: [
       project("ioredis", "parallel", ioredisFiles, []),
       project("node-redis", "parallel", nodeRedisFiles, IOREDIS_ONLY),
-      project("ioredis", "serial", SERIAL_FILES, []),
-      project("node-redis", "serial", serialNodeRedis, IOREDIS_ONLY),
+      project("ioredis", "timed", SERIAL_FILES, []),
+      project("node-redis", "timed", serialNodeRedis, IOREDIS_ONLY),
+      project("ioredis", "alone", SERIAL_FILES, []),
+      project("node-redis", "alone", serialNodeRedis, IOREDIS_ONLY),
     ],
     globalSetup: ["test/global-setup.ts"],
     // Tests that pause or kill masters start their own; the shared five are never faulted.
