@@ -3,10 +3,11 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 
 /**
  * Files that measure time against a tight bound (an abort within 100 ms of a notice, a wait timed
- * to 50 ms, a heartbeat's age): they run after the parallel group, TIMED_WORKERS at a time, on
- * masters and consoles of their own. Most of their time is spent waiting on real TTLs, heartbeat
- * windows and SIGSTOPped processes, so two of them share the cores; the files that load the
- * machine themselves (ALONE_FILES) run after them, one at a time.
+ * to 50 ms, a heartbeat's age): they run after the parallel group, TIMED_WORKERS at a time, most
+ * on masters of their own (the others on their group's five, under keys of their own). Most of
+ * their time is spent waiting on real TTLs, heartbeat windows and SIGSTOPped processes, so two of
+ * them share the cores; the files that load the machine themselves (ALONE_FILES) run after them,
+ * one at a time.
  */
 const TIMED_FILES = [
   "test/server/session-states.test.ts",
