@@ -4,6 +4,7 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, inject } from "vitest";
+import { waitersKey } from "@redlock-console/redlock";
 import { callsPerCommand } from "@/scripts/command-stats";
 import { startMasters, type Masters } from "@/scripts/redis-masters";
 
@@ -70,6 +71,24 @@ export function wakeIndexes(clients: readonly Redis[]): number[] {
     .slice(0, Math.floor(clients.length / 2) + 1)
     .map(({ index }) => index)
     .sort((a, b) => a - b);
+}
+
+/**
+ * How many of `clients` list a wait on `resource` with its wake channel. Until a wait's
+ * subscriptions are confirmed it is listed without one, and a node that lists it so publishes no
+ * wake (lib/redlock/waiters.ts): a test that counts wakes waits for this first.
+ */
+export async function listedWithWake(clients: readonly Redis[], resource: string): Promise<number> {
+  const listed = await Promise.all(
+    clients.map((client) => client.zrange(waitersKey(resource), 0, -1)),
+  );
+  return listed.filter((members) => members.some((member) => member.includes('"wake"'))).length;
+}
+
+/** Calls of an acquire attempt on one resource (a plain SET NX, or a script) on `node`. */
+export async function attemptCalls(node: Redis): Promise<number> {
+  const calls = await callsPerCommand([node]);
+  return (calls.set ?? 0) + (calls.evalsha ?? 0) + (calls.eval ?? 0);
 }
 
 /** Calls of `command` on a server since its last CONFIG RESETSTAT, read from INFO commandstats. */

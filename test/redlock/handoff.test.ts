@@ -11,8 +11,16 @@ import { performance } from "node:perf_hooks";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import Redlock, { wakeNextWaiter, waitersKey } from "@redlock-console/redlock";
-import { callsPerCommand } from "@/scripts/command-stats";
-import { connect, disconnect, sharedUrls, sleep, usePrivateMasters, wakeIndexes } from "../masters";
+import {
+  attemptCalls,
+  connect,
+  disconnect,
+  listedWithWake,
+  sharedUrls,
+  sleep,
+  usePrivateMasters,
+  wakeIndexes,
+} from "../masters";
 
 let clients: Redis[];
 let admins: Redis[];
@@ -93,16 +101,9 @@ describe("handoff to the next in line (the default)", () => {
       const wakers = wakeIndexes(admin5);
       const others = admin5.filter((_, index) => !wakers.includes(index));
       await vi.waitFor(async () => {
-        const members = await Promise.all(
-          wakers.map((index) => admin5[index]!.zrange(waitersKey(resource), 0, -1)),
-        );
-        expect(members.every((listed) => listed.some((m) => m.includes('"wake"')))).toBe(true);
+        const wakeNodes = wakers.map((index) => admin5[index]!);
+        expect(await listedWithWake(wakeNodes, resource)).toBe(wakeNodes.length);
       }, 5_000);
-      // An attempt on one resource is a plain SET NX (or a script): either reaching a node counts.
-      const attemptCalls = async (node: Redis) => {
-        const calls = await callsPerCommand([node]);
-        return (calls.set ?? 0) + (calls.evalsha ?? 0) + (calls.eval ?? 0);
-      };
       const before = await Promise.all(others.map(attemptCalls));
       // Two of the three wake nodes released and woke it: enough wakes to retry.
       const early = [admin5[wakers[0]!]!, admin5[wakers[1]!]!];
@@ -150,14 +151,10 @@ describe("handoff to the next in line (the default)", () => {
       );
       pending.catch(() => undefined);
       const wakers = wakeIndexes(admin5).map((index) => admin5[index]!);
-      await vi.waitFor(async () => {
-        const members = await Promise.all(wakers.map((w) => w.zrange(waitersKey(resource), 0, -1)));
-        expect(members.every((listed) => listed.some((m) => m.includes('"wake"')))).toBe(true);
-      }, 5_000);
-      const attemptCalls = async (node: Redis) => {
-        const calls = await callsPerCommand([node]);
-        return (calls.set ?? 0) + (calls.evalsha ?? 0) + (calls.eval ?? 0);
-      };
+      await vi.waitFor(
+        async () => expect(await listedWithWake(wakers, resource)).toBe(wakers.length),
+        5_000,
+      );
       const before = await Promise.all(admin5.map(attemptCalls));
       // Published as a release's wake step would, on two of the three wake nodes (enough to retry).
       const [member] = (await wakers[0]!.zrange(waitersKey(resource), 0, -1)).map(

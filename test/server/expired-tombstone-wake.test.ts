@@ -10,10 +10,10 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import Redlock, { wakeNextWaiter, waitersKey } from "@redlock-console/redlock";
+import Redlock, { wakeNextWaiter } from "@redlock-console/redlock";
 import * as forceRelease from "@/app/api/locks/force-release/route";
 import type { ForceReleaseResponse } from "@/lib/api";
-import { sharedUrls, sleep } from "../masters";
+import { listedWithWake, sharedUrls, sleep } from "../masters";
 import { forkUsingHolder } from "./fixtures/using-holder-process";
 import { call, startTestConsole, type TestConsole } from "./helpers";
 
@@ -86,12 +86,7 @@ it("a tombstone that expires unacknowledged (holder SIGSTOPped) wakes the waitin
     // Listed with its wake channel on the wake nodes (a majority): until its subscriptions are
     // confirmed a wait is listed without one, and a node that lists it so publishes no wake (seen
     // with two timed files at once: 2 wakes, the third listing still without its channel).
-    await expect
-      .poll(async () => {
-        const listed = await Promise.all(clients.map((c) => c.zrange(waitersKey(resource), 0, -1)));
-        return listed.filter((members) => members.some((m) => m.includes('"wake"'))).length;
-      })
-      .toBeGreaterThanOrEqual(3);
+    await expect.poll(() => listedWithWake(clients, resource)).toBeGreaterThanOrEqual(3);
     expect(Date.now()).toBeLessThan(goneAt - 200);
     const { lock, acquiredAt } = await acquiring;
     await lock.release();
@@ -140,12 +135,7 @@ it("wakeNextWaiter wakes nobody while the resource is held, and the waiting cont
     // Listed with its wake channel on the wake nodes (a majority): until its subscriptions are
     // confirmed a wait is listed without one, and a node that lists it so publishes no wake (seen
     // with two timed files at once: 2 wakes, the third listing still without its channel).
-    await expect
-      .poll(async () => {
-        const listed = await Promise.all(clients.map((c) => c.zrange(waitersKey(resource), 0, -1)));
-        return listed.filter((members) => members.some((m) => m.includes('"wake"'))).length;
-      })
-      .toBeGreaterThanOrEqual(3);
+    await expect.poll(() => listedWithWake(clients, resource)).toBeGreaterThanOrEqual(3);
     expect(await wakeNextWaiter(clients, resource)).toBe(0);
     await sleep(300);
     expect(acquiredAt).toBe(0);
