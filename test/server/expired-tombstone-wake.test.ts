@@ -143,11 +143,18 @@ it("wakeNextWaiter wakes nobody while the resource is held, and the waiting cont
     // Gone without a release (as an expiry is): nobody was woken by the delete itself.
     await Promise.all(clients.map((client) => client.del(resource)));
     const wokeAt = Date.now();
-    expect(await wakeNextWaiter(clients, resource)).toBe(5);
-    await (await acquiring).release();
+    const freeCount = await wakeNextWaiter(clients, resource);
+    const lock = await acquiring;
+    // Free on every node, except where the woken contender's SET got there before the wake
+    // script (two wakes start it: the race handoff.test describes); there the key is its own.
+    const heldByContender = (await Promise.all(clients.map((c) => c.get(resource)))).filter(
+      (value) => value === lock.value,
+    ).length;
+    expect(freeCount).toBeGreaterThanOrEqual(clients.length - heldByContender);
+    await lock.release();
     expect(acquiredAt - wokeAt).toBeLessThanOrEqual(WAKE_BOUND_MS);
-    // One wake per node that lists the wait (a majority), all for the one waiting contender.
-    expect(wakes.length).toBeGreaterThanOrEqual(3);
+    // A wake from at least the two wake nodes a wake needs, all for the one waiting contender.
+    expect(wakes.length).toBeGreaterThanOrEqual(2);
     expect(new Set(wakes).size).toBe(1);
   } finally {
     await holder.quit().catch(() => undefined);
