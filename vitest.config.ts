@@ -1,54 +1,42 @@
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
 /**
- * Files that measure time against a tight bound (an abort within 100 ms of a notice, a wait timed
- * to 50 ms, a heartbeat's age): they run after the parallel group, TIMED_WORKERS at a time, most
- * on masters of their own (the others on their group's five, under keys of their own). Most of
- * their time is spent waiting on real TTLs, heartbeat windows and SIGSTOPped processes, so two of
- * them share the cores; the files that load the machine themselves (ALONE_FILES) run after them,
- * one at a time.
+ * A test file names its group in a comment near its top, so that moving or renaming it keeps its
+ * group (docs/testing.md):
+ * - `// test-group: timed`: faults and real waits (SIGSTOPped masters, TTLs and heartbeat windows
+ *   of seconds). These run after the parallel group, TIMED_WORKERS at a time, most on masters of
+ *   their own; they spend their time waiting, so two share the cores;
+ * - `// test-group: alone`: files that load the machine themselves (the torture's worker
+ *   processes, 100k-key keyspaces, three console processes): nothing else runs beside them.
+ * Every other file runs in the parallel group.
  */
-const TIMED_FILES = [
-  "test/server/session-states.test.ts",
-  "test/server/safe-unlock-console.test.ts",
-  "test/server/safe-every-path.test.ts",
-  "test/server/liveness-faults.test.ts",
-  "test/server/contention-waits.test.ts",
-  "test/server/expired-tombstone-wake.test.ts",
-  "test/redlock/safe-unlock.test.ts",
-  "test/redlock/session.test.ts",
-  "test/redlock/hear-every-path.test.ts",
-  "test/redlock/using-late-extension.test.ts",
-  // Seen failing beside parallel files on a loaded machine: a restart timed to a second's tick,
-  // a holder SIGSTOPped past its heartbeat window, a cluster resharding.
-  "test/torture/quarantine.test.ts",
-  "test/server/holder-session-gone.test.ts",
-  "test/server/cluster-console.test.ts",
-  // A failed acquire within one node timeout plus its retries.
-  "test/redlock/faults.test.ts",
-];
+const GROUP_MARKER = /^\/\/ test-group: (timed|alone)$/m;
+/** The marker must sit in a file's first lines (its header), not anywhere in its body. */
+const MARKER_HEADER_LINES = 20;
 
-/**
- * Files that load the machine themselves (the torture's worker processes, 100k-key keyspaces,
- * three console processes, a CPU share measured) or time one call against node-redlock's: nothing
- * else runs beside them.
- */
-const ALONE_FILES = [
-  "test/torture/torture.test.ts",
-  "test/server/polling-cost.test.ts",
-  "test/server/snapshot-scale.test.ts",
-  "test/server/hidden-classes.test.ts",
-  "test/redlock/first-acquire.test.ts",
-  // Three console processes, a writer's lease timed to 2 s, SIGKILL and SIGSTOP of the writer.
-  "test/server/replicas.test.ts",
-  // Pauses and empty restarts of masters, 14 contenders.
-  "test/redlock/semaphore-torture.test.ts",
-];
+function filesMarked(group: "timed" | "alone"): string[] {
+  const root = import.meta.dirname;
+  return ["lib", "test", "scripts"].flatMap((folder) =>
+    readdirSync(path.join(root, folder), { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".test.ts") && !file.includes("node_modules"))
+      .map((file) => `${folder}/${file.split(path.sep).join("/")}`)
+      .filter((file) => {
+        const header = readFileSync(path.join(root, file), "utf8")
+          .split("\n", MARKER_HEADER_LINES)
+          .join("\n");
+        return GROUP_MARKER.exec(header)?.[1] === group;
+      }),
+  );
+}
+
+const TIMED_FILES = filesMarked("timed");
+const ALONE_FILES = filesMarked("alone");
 
 const SERIAL_FILES = [...TIMED_FILES, ...ALONE_FILES];
 
-/** Timing-bound files at once: 2 (see TIMED_FILES). */
+/** Timed files at once: 2 (see GROUP_MARKER). */
 const TIMED_WORKERS = Number(process.env.TEST_TIMED_WORKERS ?? 2);
 
 /** Test files at once in the parallel group: 3 on this project's 2-core CI machine. */

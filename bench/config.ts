@@ -13,7 +13,7 @@ const only = process.env.BENCH_ONLY?.split(",");
 export const plan = {
   quick,
   /**
-   * BENCH_ONLY=locks,paused,snapshot,busy,memory,polling,readers runs only those sections (all by
+   * BENCH_ONLY=locks,paused,snapshot,busy,memory,polling,readers,targets runs only those sections (all by
    * default but readers: it runs only when named).
    */
   sections: {
@@ -28,7 +28,11 @@ export const plan = {
     semaphore: !only || only.includes("semaphore"),
     /** Only when named (BENCH_ONLY=overview-tab): it seeds 100,000 locks per master. */
     overviewTab: Boolean(only?.includes("overview-tab")),
+    /** The latency targets with their distributions (bench/targets/). */
+    targets: !only || only.includes("targets"),
   },
+  /** BENCH_TARGETS=<words>: only the targets whose name contains them. */
+  targetFilter: process.env.BENCH_TARGETS ?? null,
   /** Acquire/release pairs per second of semaphores at 1 and 64 callers (bench/semaphore.ts). */
   semaphore: { warmupMs: quick ? 200 : 500, durationMs: loopMs(quick ? 800 : 2_000) },
   /** Rounds of the interleaved scenarios; medians over rounds are reported. */

@@ -97,6 +97,23 @@ async function semaphoreOrError(urls: string[]) {
   }
 }
 
+/** The latency targets (bench/targets/); loaded only when they run, as they load lib/server. */
+async function targetsOrError(urls: string[]) {
+  try {
+    const { TARGETS } = await import("./targets/index");
+    const { measureTarget } = await import("./targets/target");
+    const chosen = TARGETS.filter(
+      (target) => plan.targetFilter === null || target.name.includes(plan.targetFilter),
+    );
+    const results = [];
+    for (const target of chosen) results.push(await measureTarget(target, { urls }, plan.quick));
+    return results;
+  } catch (error) {
+    console.error("[bench] targets section failed:", error);
+    return [];
+  }
+}
+
 /** BENCH_RESULTS_FILE writes a partial run (BENCH_ONLY) elsewhere, keeping the last full run. */
 const RESULTS_FILE =
   process.env.BENCH_RESULTS_FILE ?? new URL("./results/latest.json", import.meta.url).pathname;
@@ -104,6 +121,8 @@ const BUSY_RESULTS_FILE = new URL("./results/busy-app.json", import.meta.url).pa
 const POLLING_RESULTS_FILE = new URL("./results/polling-cost.json", import.meta.url).pathname;
 const OVERVIEW_TAB_RESULTS_FILE = new URL("./results/overview-tab.json", import.meta.url).pathname;
 const SEMAPHORE_RESULTS_FILE = new URL("./results/semaphore.json", import.meta.url).pathname;
+/** The latency targets' figures, which docs/safety.md and the README quote. */
+const TARGETS_RESULTS_FILE = new URL("./results/targets.json", import.meta.url).pathname;
 
 async function main(): Promise<void> {
   const startedMs = performance.now();
@@ -131,6 +150,7 @@ async function main(): Promise<void> {
       : {};
     const readers = sections.readers ? await readersOrError(masters.urls, admins) : {};
     const semaphores = sections.semaphore ? await semaphoreOrError(masters.urls) : [];
+    const targets = sections.targets ? await targetsOrError(masters.urls) : [];
     const medians = {
       ...lockRounds.medians,
       ...hung.medians,
@@ -176,6 +196,17 @@ async function main(): Promise<void> {
         quick: plan.quick,
         plan: plan.semaphore,
         rows: semaphores,
+      });
+    }
+    if (targets.length > 0) {
+      const { formatTargetTable } = await import("./targets/target");
+      process.stdout.write(`${formatTargetTable(targets)}\n\n`);
+      writeResults(TARGETS_RESULTS_FILE, {
+        generatedAt: new Date().toISOString(),
+        quick: plan.quick,
+        machine,
+        oursCommit: oursCommit(),
+        targets,
       });
     }
     process.stdout.write(

@@ -1,3 +1,4 @@
+// test-group: timed
 import { performance } from "node:perf_hooks";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// test-group: alone
 /**
  * The first acquire of an instance with a holder session costs what node-redlock's does (issue 40,
  * item 6): nothing of the session (CLIENT ID, heartbeat, subscriber) goes out in front of the

@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * Issue 39, "the holder hears, on every path", on real masters for the project's client kind
  * (ioredis or node-redis): every routine of a session release hears its own notice; the marks are

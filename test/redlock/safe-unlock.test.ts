@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * Safe on-call unlock (docs/holder-sessions.md), on real masters and on real clusters, for the
  * project's client kind (ioredis or node-redis): the test plays the console, writing the tombstone

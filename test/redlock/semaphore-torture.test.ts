@@ -1,3 +1,4 @@
+// test-group: alone
 /**
  * Torture for semaphores and read-write locks on five private masters, under real faults: a master
  * SIGSTOPped for a while, a master SIGKILLed and restarted empty (restart quarantine = the TTL, the

@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * Holder sessions (docs/holder-sessions.md) on real masters and a real 3-primary cluster, for the
  * project's client kind: the session key's value, TTL and cost on each node, the CLIENT ID it names,

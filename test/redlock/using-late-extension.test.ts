@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * `using` must stop extending once its routine has settled, even when an extension was already in
  * flight at that moment: otherwise the timer it re-arms keeps extending (or trying to) a lock

@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * The console on Redis Clusters: five lock nodes, three single masters and two clusters (one of
  * three primaries, one of three primaries with a replica each), named `?cluster=true` in

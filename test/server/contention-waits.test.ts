@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * Wait times, top blockers and objectives, on real masters with real processes (fixtures/contender.ts):
  * what the console measures from the waiter entries alone matches what each contender measured

@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * A tombstone that runs out unacknowledged wakes the next waiter at once (issue 39, item 1), on
  * the shared masters: a real using() holder in a process of its own, SIGSTOPped so it never

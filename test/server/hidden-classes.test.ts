@@ -1,3 +1,4 @@
+// test-group: alone
 /**
  * What the index and the timeline keep per lock shares one hidden class per kind. An object copied
  * by a spread and then added to (`{ ...facts, state }`) gets a hidden class of its own in V8: a map,

@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * "gone" on real masters and on a Redis Cluster node. A node counts toward gone only once up longer
  * than the session window (60 s), and the test masters started seconds ago: their uptime is stubbed

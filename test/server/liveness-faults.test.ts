@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * "Gone" is a guess: faults that close a live or paused holder's connections must never read as
  * gone (issue 39). The real library holds a lock in a process of its own

@@ -1,3 +1,4 @@
+// test-group: alone
 /**
  * What polling costs a master (issue 33 part 2), measured on the master itself: a polled node of
  * 20,000 lock keys, listed once, then passed over at the pace its measured cost per key allows.

@@ -1,3 +1,4 @@
+// test-group: alone
 /**
  * Console replicas on one state store (issue 43), black-box: three console processes
  * (fixtures/console-process.ts: the route handlers over real HTTP) on three real lock masters and a

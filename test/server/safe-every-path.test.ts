@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * Issue 39, "Must show": the console's force-release never makes two holders, on the paths where
  * "gone" was a guess (a closed connection plus a late heartbeat) and on `force: true`. Black box, on

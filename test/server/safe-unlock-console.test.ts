@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * Safe on-call unlock end to end (issue 31): the real library holds the lock, the real console acts
  * on it through its routes (admin token), on the very same lock nodes, for all four client kinds

@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * A holder session's state as the console tells it (`GET /api/locks/{resource}` →
  * `holderSession.state`), end to end: the real library holds a lock in a process of its own

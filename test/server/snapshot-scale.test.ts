@@ -1,3 +1,4 @@
+// test-group: alone
 /** The live index at scale: 10,000 locks on each of five nodes, listed once, then paged from memory. */
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

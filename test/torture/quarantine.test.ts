@@ -1,3 +1,4 @@
+// test-group: timed
 /**
  * Restart quarantine (DESIGN duty 7): a master restarted less than `restartQuarantine` ago gets no
  * vote until the window has passed; the error and nodeStates() say which node and until when;

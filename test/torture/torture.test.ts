@@ -1,3 +1,4 @@
+// test-group: alone
 /**
  * The torture test. Short form (part of `npm test`): at least 2,000 lock cycles and 50 faults.
  * Long form: `TORTURE_LONG=1 npx vitest run test/torture/torture.test.ts` (or `npm run test:torture`);

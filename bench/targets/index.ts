@@ -1,0 +1,8 @@
+/**
+ * Every latency target, in the order `npm run bench` measures them (BENCH_ONLY=targets for these
+ * alone; BENCH_TARGETS=<words> for those whose name contains them). Each file groups the targets
+ * of one part of the product; a target's `test` names the test that keeps its invariant.
+ */
+import type { LatencyTarget } from "./target";
+
+export const TARGETS: readonly LatencyTarget[] = [];
