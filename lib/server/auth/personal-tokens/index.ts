@@ -235,7 +235,10 @@ export function createPersonalTokens(deps: PersonalTokensDeps): PersonalTokens {
       const owns = principal.person !== null && sameOwner(copy.owner, principal.person);
       const others = owns ? null : tokenAdmin(principal);
       if (others && !others.allowed) {
-        throw new ApiError("forbidden", `This token is someone else's. ${others.reason}`);
+        throw new ApiError(
+          "forbidden",
+          `Only the token's owner or an admin over every lock may revoke it, and it is someone else's: ${others.reason}`,
+        );
       }
       revokedHere.set(id, copy.expiresAt);
       const nodes = await store.remove(id);
