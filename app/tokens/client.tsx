@@ -5,6 +5,7 @@ import { ErrorNotice } from "@/components/ui/error-notice";
 import { useSession } from "../_queries/session";
 import { useTokens, type TokenOwners } from "../_queries/tokens";
 import { CreateTokenForm } from "./create-form";
+import { ownersChoice } from "./owners-choice";
 import { TokenTable } from "./token-table";
 
 /** Personal tokens: create one (its secret shown once), list them with last use, revoke. */
@@ -23,12 +24,12 @@ export function TokensClient() {
       </div>
     );
   }
-  const isAdmin = session.grants.some((grant) => grant.role === "admin");
+  const owners = ownersChoice(session.grants);
   return (
     <div className="stack">
       <div className="row" style={{ justifyContent: "space-between" }}>
         <h1>Personal tokens</h1>
-        {isAdmin && (
+        {owners.everyone && (
           <label className="row">
             Show
             <select value={owner} onChange={(event) => setOwner(event.target.value as TokenOwners)}>
@@ -38,6 +39,11 @@ export function TokensClient() {
           </label>
         )}
       </div>
+      {owners.onlyOwnBecause && (
+        <p className="notice notice-info">
+          You see and revoke only your own tokens. {owners.onlyOwnBecause}
+        </p>
+      )}
       <p className="muted">
         A token acts as you, with the role and scope you give it (never more than your own), until
         it expires or is revoked. Scripts send it as <code>Authorization: Bearer rlc_…</code>; the

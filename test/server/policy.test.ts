@@ -22,6 +22,8 @@ const RULES: RbacRule[] = [
   { group: "eu-admins", role: "admin", resources: ["eu:*"], services: ["billing"] },
   { group: "sre", role: "admin" },
   { group: "everyone", role: "viewer" },
+  // Issue 49 row 1: an admin over payments' locks only, who is not everyone's admin.
+  { group: "payments-admins", role: "admin", resources: ["payments:*"] },
 ];
 const grants = (...groups: string[]): Grant[] => grantsFor(groups, RULES, "none");
 const lock = (resource: string, service: string | null): LockTarget => ({ resource, service });
@@ -102,6 +104,28 @@ describe("decideLock: one grant must cover both the role and the lock", () => {
     ["viewer cannot act", ["everyone"], "force-release", lock("a", null), false],
     ["no role", [], "acquire", lock("a", null), false],
     ["admin of everything", ["sre"], "force-delete", lock("any", "thing"), true],
+    [
+      "resource-scoped admin, inside its glob",
+      ["payments-admins"],
+      "force-delete",
+      lock("payments:1", null),
+      true,
+    ],
+    [
+      "resource-scoped admin, outside its glob",
+      ["payments-admins"],
+      "force-delete",
+      lock("orders:1", null),
+      false,
+    ],
+    // An admin grant's role never lends itself to the viewer grant's "every lock".
+    [
+      "resource-scoped admin + everyone's viewer, outside its glob",
+      ["payments-admins", "everyone"],
+      "revoke",
+      lock("orders:1", "orders"),
+      false,
+    ],
   ])("%s", (_name, groups, action, target, allowed) => {
     expect(decideLock(grants(...groups), action, target).allowed).toBe(allowed);
   });
@@ -148,6 +172,35 @@ describe("console-wide actions need the role over every lock", () => {
     ["break-glass", [BREAK_GLASS_GRANT], "node-admin", true],
     ["scoped admin", grants("eu-admins"), "node-admin", false],
     ["operator", grants("orders-oncall"), "token-admin", false],
+    // Others' tokens are the console's, not a lock's: no scope of admin reaches them.
+    ["admin of everything, others' tokens", grants("sre"), "token-admin", true],
+    ["break-glass, others' tokens", [BREAK_GLASS_GRANT], "token-admin", true],
+    ["resource-scoped admin, others' tokens", grants("payments-admins"), "token-admin", false],
+    [
+      "resource-and-service-scoped admin, others' tokens",
+      grants("eu-admins"),
+      "token-admin",
+      false,
+    ],
+    [
+      "resource-scoped admin + everyone's viewer, others' tokens",
+      grants("payments-admins", "everyone"),
+      "token-admin",
+      false,
+    ],
+    [
+      "resource-scoped admin, a person's sign-ins",
+      grants("payments-admins"),
+      "sign-in-admin",
+      false,
+    ],
+    ["admin of everything, a person's sign-ins", grants("sre"), "sign-in-admin", true],
+    [
+      "resource-scoped admin + admin of everything, others' tokens",
+      grants("payments-admins", "sre"),
+      "token-admin",
+      true,
+    ],
   ])("%s", (_name, given, action, allowed) => {
     expect(decideConsole(given, action).allowed).toBe(allowed);
   });
@@ -157,6 +210,11 @@ describe("console-wide actions need the role over every lock", () => {
       allowed: false,
       reason:
         "Changing a node's settings needs admin for every lock; you have admin for resource eu:* held by service billing.",
+    });
+    expect(decideConsole(grants("payments-admins", "everyone"), "token-admin")).toEqual({
+      allowed: false,
+      reason:
+        "Managing other people's tokens needs admin for every lock; you have admin for resource payments:*.",
     });
   });
 });

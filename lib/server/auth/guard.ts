@@ -1,6 +1,7 @@
 import "server-only";
 /**
- * Who may do what. Reads: open when CONSOLE_PUBLIC_READ, else a credential with a role. State-changing
+ * Who may do what. Reads: open when CONSOLE_PUBLIC_READ, else a credential with a role; each read is
+ * charged to the read budget of who asks (claim.ts), known before any node is read. State-changing
  * requests: not in read-only mode, a credential whose grants give the action's role (policy.ts; the
  * action then checks the lock's scope before it writes), and a same-origin request (CSRF defence: a
  * browser always sends Origin on POST/DELETE, and a bearer token cannot be attached by a foreign
@@ -9,27 +10,11 @@ import "server-only";
  */
 import type { ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
-import { PERSONAL_TOKEN_PREFIX } from "@/lib/api";
 import { assertConsoleAction, assertRole } from "./authorize";
-import { breakGlassPrincipal } from "./identity";
+import { createClaims, type ClaimDeps } from "./claim";
+import type { Principal } from "./identity";
 import { ACTIONS, type Action } from "./policy";
-import { createProxyIdentity } from "./proxy-identity";
-import { clientIp } from "./client-info";
-import type { CredentialFailures } from "./credential-failures";
-import {
-  BEARER_LABEL,
-  readCookie,
-  safeEqual,
-  SESSION_COOKIE,
-  sessionLabel,
-  verifySessionValue,
-  type Principal,
-} from "./credentials";
-import type { PersonalTokens } from "./personal-tokens";
 import type { ReadLimiter } from "./rate-limit";
-import type { Revocations } from "./revocations";
-import type { BreakGlass } from "./break-glass";
-import type { SignIns } from "./sign-in/sign-ins";
 
 export interface Guard {
   /**
@@ -37,7 +22,10 @@ export interface Guard {
    * Throws 401 for a wrong bearer token, 429 while the client is blocked for wrong credentials.
    */
   principalOf(request: Request): Promise<Principal | null>;
-  /** Also takes one request from the client's read budget (429 when spent). */
+  /**
+   * Also takes one request from the read budget of who asks (429 when spent): a person, a token,
+   * the break-glass token from this client address, or anonymous requests from it (claim.ts).
+   */
   requireRead(request: Request): Promise<Principal | null>;
   /**
    * A state-changing request: not read-only, a credential, same-origin, and a grant with the
@@ -49,8 +37,6 @@ export interface Guard {
    * their grants, theirs or an admin's): not read-only, a credential, same-origin.
    */
   requireCredential(request: Request): Promise<Principal>;
-  /** requireAction for the console-wide admin actions (node settings). */
-  requireAdmin(request: Request): Promise<Principal>;
   /** Same-origin check for any state-changing request (login included). */
   requireSameOrigin(request: Request, principal: Principal | null): void;
 }
@@ -94,88 +80,13 @@ export function assertSameOrigin(
   }
 }
 
-export interface GuardDeps {
-  readonly revocations: Revocations;
-  readonly failures: CredentialFailures;
+export interface GuardDeps extends ClaimDeps {
   readonly reads: ReadLimiter;
-  readonly signIns: Pick<SignIns, "current" | "principalOf">;
-  readonly breakGlass: Pick<BreakGlass, "used">;
-  readonly personalTokens?: Pick<PersonalTokens, "check">;
-}
-
-/** `rlc_…`: a personal token, valid while a majority of the nodes holds its record. */
-async function personalTokenPrincipal(
-  request: Request,
-  token: string,
-  deps: GuardDeps,
-): Promise<Principal> {
-  const check = (await deps.personalTokens?.check(token)) ?? { outcome: "invalid" as const };
-  if (check.outcome === "undecided") {
-    // Not the caller's fault, so not a credential failure; refused all the same (fail closed).
-    throw new ApiError(
-      "quorum_unavailable",
-      "Too few lock nodes answered to check this personal token; retry when a majority is up.",
-    );
-  }
-  if (check.outcome === "invalid") {
-    deps.failures.record(request, "bearer");
-    throw new ApiError(
-      "unauthorized",
-      "The personal token is not valid: unknown, revoked or expired. Create a new one on the Tokens page.",
-    );
-  }
-  deps.failures.succeeded(request);
-  return check.principal;
 }
 
 export function createGuard(config: ConsoleConfig, deps: GuardDeps): Guard {
-  const { revocations, failures } = deps;
-  const adminToken = config.breakGlass ? config.adminToken : undefined;
-  const breakGlassUsed = (principal: Principal, request: Request) => {
-    deps.breakGlass.used(principal, request);
-    return principal;
-  };
-  const proxy = createProxyIdentity(config);
-  async function principalOf(request: Request): Promise<Principal | null> {
-    // The proxy's word first: it may pass its own Authorization header (oauth2-proxy's ID token).
-    const proxied = proxy.principalOf(request);
-    if (proxied) return proxied;
-    const authorization = request.headers.get("authorization");
-    if (authorization !== null) {
-      failures.assertAllowed(request);
-      const token = /^bearer (.+)$/i.exec(authorization.trim())?.[1]?.trim();
-      if (token?.startsWith(PERSONAL_TOKEN_PREFIX)) {
-        return personalTokenPrincipal(request, token, deps);
-      }
-      if (config.adminToken && !config.breakGlass) {
-        throw new ApiError(
-          "unauthorized",
-          "The break-glass admin token is turned off here (CONSOLE_BREAK_GLASS=false): sign in instead.",
-        );
-      }
-      if (!token || !adminToken || !safeEqual(token, adminToken)) {
-        failures.record(request, "bearer");
-        throw new ApiError(
-          "unauthorized",
-          "The credential is not valid: send 'Authorization: Bearer <admin token>'.",
-        );
-      }
-      failures.succeeded(request);
-      // No fingerprint of the token: anything computed from the token alone, once published in
-      // the (publicly readable) audit trail, lets anyone test guesses offline.
-      return breakGlassUsed(breakGlassPrincipal("bearer", BEARER_LABEL, null, null), request);
-    }
-    const signIn = await deps.signIns.current(request);
-    if (signIn) return deps.signIns.principalOf(signIn);
-    const cookie = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
-    const session = cookie && adminToken ? verifySessionValue(adminToken, cookie) : null;
-    // An expired or signed-out cookie is simply no credential: the browser is then anonymous.
-    if (!session || (await revocations.isRevoked(session.nonce))) return null;
-    return breakGlassUsed(
-      breakGlassPrincipal("cookie", sessionLabel(session.nonce), session.nonce, session.expiresAt),
-      request,
-    );
-  }
+  const claimOf = createClaims(config, deps);
+  const principalOf = async (request: Request) => claimOf(request).confirm();
   async function requireAction(request: Request, action: Action): Promise<Principal> {
     const principal = await requireCredential(request);
     if (ACTIONS[action].on === "console") assertConsoleAction(principal, action);
@@ -203,16 +114,19 @@ export function createGuard(config: ConsoleConfig, deps: GuardDeps): Guard {
   return {
     principalOf,
     async requireRead(request) {
-      const waitMs = deps.reads.take(clientIp(request, config.trustProxy));
+      // Who asks first, then their budget: a flood of anonymous reads from an address spends only
+      // that address's anonymous budget, never a person's, a token's or the break-glass token's.
+      const claim = claimOf(request);
+      const waitMs = deps.reads.take(claim.budget.key);
       if (waitMs > 0) {
         const retryAfterS = Math.ceil(waitMs / 1000);
         throw new ApiError(
           "rate_limited",
-          `Too many reads from this client: retry in ${retryAfterS} s.`,
+          `Too many ${claim.budget.words}: retry in ${retryAfterS} s.`,
           { headers: { "retry-after": String(retryAfterS) } },
         );
       }
-      const principal = await principalOf(request);
+      const principal = await claim.confirm();
       if (!principal && !config.publicRead) {
         throw new ApiError(
           "unauthorized",
@@ -225,7 +139,6 @@ export function createGuard(config: ConsoleConfig, deps: GuardDeps): Guard {
     },
     requireAction,
     requireCredential,
-    requireAdmin: (request) => requireAction(request, "node-admin"),
     requireSameOrigin: (request, principal) => assertSameOrigin(request, principal, config),
   };
 }

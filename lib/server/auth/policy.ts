@@ -31,6 +31,7 @@ export const ACTIONS = {
   /** Node settings (keyspace events): they change what every lock on the node looks like. */
   "node-admin": { role: "admin", words: "Changing a node's settings", on: "console" },
   "token-admin": { role: "admin", words: "Managing other people's tokens", on: "console" },
+  "sign-in-admin": { role: "admin", words: "Ending a person's sign-ins", on: "console" },
 } as const satisfies Record<string, ActionRule>;
 
 export type Action = keyof typeof ACTIONS;

@@ -10,19 +10,10 @@ export const dynamic = "force-dynamic";
 /**
  * An admin ends every sign-in one person made so far, on every replica (sign-in/records.ts): their
  * next request is anonymous, and a new sign-in at the provider is needed. Needs the admin role over
- * every lock (an admin grant without a scope) and a reason; audited.
+ * every lock (the policy's `sign-in-admin`) and a reason; audited.
  */
 export const POST = route(async (request, ctx) => {
-  const principal = await ctx.guard.requireAdmin(request);
-  const unscopedAdmin = principal.grants.some(
-    (grant) => grant.role === "admin" && grant.resources === null && grant.services === null,
-  );
-  if (!unscopedAdmin) {
-    throw new ApiError(
-      "forbidden",
-      `Revoking a person's sign-ins needs the admin role over every lock; ${principal.label} has none.`,
-    );
-  }
+  const principal = await ctx.guard.requireAction(request, "sign-in-admin");
   const settings = ctx.config.oidc;
   if (!settings) {
     throw new ApiError(

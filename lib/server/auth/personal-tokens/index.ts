@@ -3,7 +3,8 @@ import "server-only";
  * Personal tokens: a person's credential for scripts (lib/api/tokens.ts has the routes' shapes).
  * Created by a signed-in person within their own grants and CONSOLE_TOKEN_MAX_TTL_DAYS, shown
  * once, kept as a hash on the lock nodes (token-store.ts: valid only while a majority holds the
- * record), listed with last use, revoked by the owner or an admin.
+ * record), listed with last use, revoked by the owner or by whom the policy's `token-admin` allows
+ * (an admin grant over every lock: a scoped admin administers locks, not other people's tokens).
  */
 import type {
   CreateTokenRequest,
@@ -14,6 +15,7 @@ import type {
 import { ApiError } from "../../errors";
 import type { ConsoleNode } from "../../node-registry";
 import { personLabel, type Grant, type Person, type Principal } from "../identity";
+import { decideConsole } from "../policy";
 import { coveringGrant, grantWords } from "./scope";
 import { hashSecret, idOfSecret, newSecret, secretMatches } from "./secret";
 import { createTokenStore, type TokenRecord } from "./token-store";
@@ -48,7 +50,8 @@ export interface PersonalTokensDeps {
   readonly maxTtlDays: number;
 }
 
-const isAdmin = (principal: Principal) => principal.grants.some((grant) => grant.role === "admin");
+/** Others' tokens (listing everyone's, revoking theirs): the policy's console-wide `token-admin`. */
+const tokenAdmin = (principal: Principal) => decideConsole(principal.grants, "token-admin");
 const sameOwner = (owner: TokenRecord["owner"], person: Person) =>
   owner.subject === person.subject && owner.issuer === person.issuer;
 const ownerPerson = (owner: TokenRecord["owner"]): Person => ({ ...owner, groups: [] });
@@ -206,10 +209,9 @@ export function createPersonalTokens(deps: PersonalTokensDeps): PersonalTokens {
     },
 
     async list(principal, owner) {
-      const all = owner === "all" && isAdmin(principal);
-      if (owner === "all" && !all) {
-        throw new ApiError("forbidden", "Listing every person's tokens needs an admin grant.");
-      }
+      const others = tokenAdmin(principal);
+      if (owner === "all" && !others.allowed) throw new ApiError("forbidden", others.reason);
+      const all = owner === "all";
       const { tokens, unreachableNodes } = await readAll(Date.now());
       const person = principal.person;
       return {
@@ -217,7 +219,7 @@ export function createPersonalTokens(deps: PersonalTokensDeps): PersonalTokens {
         tokens: tokens
           .filter((token) => all || (person !== null && sameOwner(token.owner, person)))
           .sort((a, b) => b.createdAt - a.createdAt),
-        canRevokeOthers: isAdmin(principal),
+        canRevokeOthers: others.allowed,
         maxExpiresInHours: deps.maxTtlDays * 24,
         unreachableNodes,
       };
@@ -231,10 +233,11 @@ export function createPersonalTokens(deps: PersonalTokensDeps): PersonalTokens {
         throw new ApiError("not_found", `No live token has the id ${id}.`);
       }
       const owns = principal.person !== null && sameOwner(copy.owner, principal.person);
-      if (!owns && !isAdmin(principal)) {
+      const others = owns ? null : tokenAdmin(principal);
+      if (others && !others.allowed) {
         throw new ApiError(
           "forbidden",
-          "Only the token's owner or an admin may revoke it; this token is someone else's.",
+          `Only the token's owner or an admin over every lock may revoke it, and it is someone else's: ${others.reason}`,
         );
       }
       revokedHere.set(id, copy.expiresAt);
