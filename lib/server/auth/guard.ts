@@ -16,6 +16,7 @@ import { ACTIONS, type Action } from "./policy";
 import { createProxyIdentity } from "./proxy-identity";
 import { clientIp } from "./client-info";
 import type { CredentialFailures } from "./credential-failures";
+import { notePrincipal } from "./request-refusals";
 import {
   BEARER_LABEL,
   readCookie,
@@ -136,7 +137,13 @@ export function createGuard(config: ConsoleConfig, deps: GuardDeps): Guard {
     return principal;
   };
   const proxy = createProxyIdentity(config);
+  /** Who is asking, also noted for the request's refusal, should it be refused later. */
   async function principalOf(request: Request): Promise<Principal | null> {
+    const principal = await resolvePrincipal(request);
+    if (principal) notePrincipal(request, principal);
+    return principal;
+  }
+  async function resolvePrincipal(request: Request): Promise<Principal | null> {
     // The proxy's word first: it may pass its own Authorization header (oauth2-proxy's ID token).
     const proxied = proxy.principalOf(request);
     if (proxied) return proxied;
