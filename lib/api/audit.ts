@@ -1,4 +1,7 @@
-/** `GET /api/audit?limit=`: the audit trail, merged from every reachable node. */
+/**
+ * `GET /api/audit?limit=`: the audit trail, merged from every reachable node. `kind=refusals` reads
+ * the refusal log instead: refused state-changing requests and wrong credentials, aggregated.
+ */
 import { z } from "zod";
 import { epochMsSchema, nodeIdSchema } from "./common";
 
@@ -23,8 +26,17 @@ export const auditQuerySchema = z.object({
     .string()
     .regex(/^[0-9A-Za-z-]{1,64}$/, "must be an audit entry id")
     .optional(),
+  kind: z
+    .enum(["actions", "refusals"], { error: 'must be "actions" or "refusals"' })
+    .default("actions"),
 });
+/** Entries a filtered read looks back through per node, for a reader with a credential. */
 export const MAX_AUDIT_SCAN = 20_000;
+/**
+ * The same for an anonymous reader (public reads): one XREVRANGE page per node, so a search by
+ * anyone costs the masters no more than one page of locks does (issue 49).
+ */
+export const MAX_ANONYMOUS_AUDIT_SCAN = 500;
 export type AuditQuery = z.infer<typeof auditQuerySchema>;
 
 export const auditActionSchema = z.enum([
@@ -48,7 +60,10 @@ export const auditActionSchema = z.enum([
   "revoke-sign-ins",
   /** The break-glass bearer token used for reads: the first per client per 10 minutes. */
   "break-glass",
-  /** A wrong admin token (login form or bearer); the first per client per minute, rate-limited. */
+  /**
+   * A wrong credential (login form or bearer). Since issue 49 written to the refusal log
+   * (`kind=refusals`), aggregated; older trails may hold such entries.
+   */
   "auth-failure",
   /** A person created a personal token (its name, grants and expiry in `detail`). */
   "token-create",
@@ -128,12 +143,61 @@ export const auditEntrySchema = z.object({
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
+/**
+ * Refused requests of one kind, summed over a flush window (issue 49): who (the actor fields),
+ * what (`action`: the route, or "auth-failure"; `resources`), why (`code`, `status`, the first
+ * `detail`), how many (`count`) and when (`firstAt`..`lastAt`; `at` = `lastAt`). A subject's
+ * flood of refusals lands here, in its own bounded stream, never evicting actions.
+ */
+export const auditRefusalSchema = z.object({
+  id: z.string(),
+  at: epochMsSchema,
+  firstAt: epochMsSchema,
+  lastAt: epochMsSchema,
+  count: z.number().int().positive(),
+  action: z.string(),
+  code: z.string(),
+  status: z.number().int(),
+  actor: z.string(),
+  person: auditPersonSchema.nullable(),
+  credential: auditEntrySchema.shape.credential,
+  tokenName: z.string().nullable(),
+  clientIp: z.string(),
+  userAgent: z.string(),
+  resources: z.array(z.string()),
+  /** The first refusal's message in the window. */
+  detail: z.string(),
+  nodes: z.array(nodeIdSchema),
+});
+export type AuditRefusal = z.infer<typeof auditRefusalSchema>;
+
+/**
+ * How full a stream is, so an admin hears before it drops entries: the longest copy among the
+ * nodes against the agreed length cap, and the oldest entry's age by its own `at`.
+ */
+export const auditStreamStateSchema = z.object({
+  length: z.number().int().nonnegative(),
+  maxLen: z.number().int().positive(),
+  retentionDays: z.number().positive(),
+  fillPercent: z.number().nonnegative(),
+  oldestAt: epochMsSchema.nullable(),
+  /** Set from AUDIT_FILL_WARN_PERCENT of the cap on: the trail will soon drop its oldest entries. */
+  warning: z.string().nullable(),
+});
+export type AuditStreamState = z.infer<typeof auditStreamStateSchema>;
+/** The fill at which the audit answer warns. */
+export const AUDIT_FILL_WARN_PERCENT = 80;
+
 export const auditResponseSchema = z.object({
   serverTime: epochMsSchema,
-  /** Newest first. */
+  /** Newest first; empty with `kind=refusals`. */
   entries: z.array(auditEntrySchema),
+  /** With `kind=refusals`: the refusal log's aggregates, newest first. */
+  refusals: z.array(auditRefusalSchema).optional(),
   unreachableNodes: z.array(nodeIdSchema),
-  /** A filtered read stopped after MAX_AUDIT_SCAN entries per node: older matches may exist. */
+  /** A filtered read stopped after its scan window per node: older matches may exist. */
   scanLimitReached: z.boolean().optional(),
+  /** The read stream's fill and age (actions, or refusals with `kind=refusals`). */
+  stream: auditStreamStateSchema.optional(),
 });
 export type AuditResponse = z.infer<typeof auditResponseSchema>;

@@ -159,7 +159,11 @@ export {
   auditActionSchema,
   auditEntrySchema,
   auditQuerySchema,
+  auditRefusalSchema,
+  auditStreamStateSchema,
+  AUDIT_FILL_WARN_PERCENT,
   incidentUrlSchema,
+  MAX_ANONYMOUS_AUDIT_SCAN,
   MAX_AUDIT_SCAN,
   MAX_INCIDENT_URL_LENGTH,
 } from "./audit";
@@ -168,7 +172,9 @@ export type {
   AuditEntry,
   AuditPerson,
   AuditQuery,
+  AuditRefusal,
   AuditResponse,
+  AuditStreamState,
   HolderDid,
 } from "./audit";
 export {

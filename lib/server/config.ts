@@ -87,6 +87,9 @@ const envSchema = z.object({
   CONSOLE_SESSION_TTL_S: integerVar(60, 30 * 86_400).default(8 * 3_600),
   CONSOLE_TOKEN_MAX_TTL_DAYS: integerVar(1, 3_650).default(90),
   CONSOLE_AUDIT_MAXLEN: integerVar(100, 10_000_000).default(10_000),
+  CONSOLE_AUDIT_RETENTION_DAYS: integerVar(1, 36_500).default(365),
+  CONSOLE_AUDIT_REFUSALS_MAXLEN: integerVar(100, 10_000_000).default(10_000),
+  CONSOLE_AUDIT_REFUSAL_FLUSH_MS: integerVar(100, 60_000).default(10_000),
   CONSOLE_HISTORY_MAX: integerVar(100, 10_000_000).default(DEFAULT_HISTORY_MAX),
   CONSOLE_STATE_URL: redisUrl.optional(),
   CONSOLE_REPLICA_ID: z
@@ -181,8 +184,17 @@ export interface ConsoleConfig {
   readonly sessionTtlS: number;
   /** The longest expiry of a personal token, in days (CONSOLE_TOKEN_MAX_TTL_DAYS). */
   readonly tokenMaxTtlDays: number;
-  /** Approximate MAXLEN of the audit stream on each node. */
+  /**
+   * Approximate MAXLEN of the audit stream on each node. Replicas trim by the largest any of them
+   * configured (audit/stream-append.ts).
+   */
   readonly auditMaxLen: number;
+  /** Audit entries (actions and refusals) older than this, by each node's clock, are trimmed. */
+  readonly auditRetentionDays: number;
+  /** Approximate MAXLEN of the refusal log's stream on each node (audit/refusal-log.ts). */
+  readonly auditRefusalsMaxLen: number;
+  /** How often refusals summed in memory are written: a crash loses at most this much of them. */
+  readonly auditRefusalFlushMs: number;
   /** Lock transitions kept in memory (and in the state store) at most. */
   readonly historyMax: number;
   /** A Redis for the console's own state (transition history), never a lock node; unset: memory only. */
@@ -320,6 +332,9 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     sessionTtlS: vars.CONSOLE_SESSION_TTL_S,
     tokenMaxTtlDays: vars.CONSOLE_TOKEN_MAX_TTL_DAYS,
     auditMaxLen: vars.CONSOLE_AUDIT_MAXLEN,
+    auditRetentionDays: vars.CONSOLE_AUDIT_RETENTION_DAYS,
+    auditRefusalsMaxLen: vars.CONSOLE_AUDIT_REFUSALS_MAXLEN,
+    auditRefusalFlushMs: vars.CONSOLE_AUDIT_REFUSAL_FLUSH_MS,
     historyMax: vars.CONSOLE_HISTORY_MAX,
     stateUrl: vars.CONSOLE_STATE_URL,
     replicaId: vars.CONSOLE_REPLICA_ID,

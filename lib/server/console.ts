@@ -10,6 +10,7 @@ import "server-only";
 import type { HealthResponse, LockResponse, NodesResponse, Transition } from "@/lib/api";
 import Redlock, { type OperationEvent } from "@redlock-console/redlock";
 import { createAuditTrail, type AuditTrail } from "./audit/audit-trail";
+import { createRefusalLog, type RefusalLog } from "./audit/refusal-log";
 import { createContention, type Contention } from "./contention/monitor";
 import { createCredentialFailures, type CredentialFailures } from "./auth/credential-failures";
 import { createGuard, type Guard } from "./auth/guard";
@@ -63,6 +64,8 @@ export interface ConsoleContext {
   readonly latency: LatencyHistory;
   readonly probe: Probe;
   readonly audit: AuditTrail;
+  /** Refused state-changing requests and wrong credentials, summed and flushed to their own stream. */
+  readonly refusals: RefusalLog;
   /** Budget of a multi-command read of one node (health, audit, force-release), in ms. */
   readonly nodeDeadlineMs: number;
   /** The node has a lock command overdue now: skip it instead of waiting another timeout. */
@@ -245,8 +248,22 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     );
     return metrics.registry.metrics();
   }, config.snapshotMaxAgeMs);
-  const audit = createAuditTrail(nodes, config.auditMaxLen, nodeDeadlineMs, isHung);
-  const credentialFailures = createCredentialFailures(audit, metrics, config.trustProxy);
+  const audit = createAuditTrail({
+    nodes,
+    retention: { maxLen: config.auditMaxLen, retentionDays: config.auditRetentionDays },
+    deadlineMs: nodeDeadlineMs,
+    isHung,
+  });
+  const refusals = createRefusalLog(
+    {
+      nodes,
+      retention: { maxLen: config.auditRefusalsMaxLen, retentionDays: config.auditRetentionDays },
+      deadlineMs: nodeDeadlineMs,
+      isHung,
+    },
+    config.auditRefusalFlushMs,
+  );
+  const credentialFailures = createCredentialFailures(refusals, metrics, config.trustProxy);
   const revocations = createRevocations(nodes, nodeDeadlineMs, isHung);
   const signIns = createSignIns(config, createSignInRecords(nodes, nodeDeadlineMs, isHung));
   const breakGlass = createBreakGlass({
@@ -284,6 +301,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
   const close = async () => {
     probe.stop();
     contention.close();
+    await refusals.close(); // before the node clients go: the window's refusals are written
     await index.close();
     await replica?.close();
     await store?.close();
@@ -327,6 +345,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     breakGlass,
     personalTokens,
     audit,
+    refusals,
     nodes: nodeReport,
     health: async () => ({
       ...(await readHealth()),

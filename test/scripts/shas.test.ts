@@ -19,6 +19,7 @@ import { REVOKE_SCRIPT } from "@/lib/server/actions/revoke";
 import { READ_KEYS_ON_SHARD_SCRIPT, READ_KEYS_SCRIPT } from "@/lib/server/locks/read/read-node";
 import { READ_ONE_SCRIPT } from "@/lib/server/locks/detail/read-one";
 import { APPEND_SCRIPT, LEASE_SCRIPT, RESIGN_SCRIPT } from "@/lib/server/replicas/lua";
+import { AUDIT_APPEND_SCRIPT } from "@/lib/server/audit/stream-append";
 import { usePrivateClient } from "../masters";
 
 const SCRIPTS = {
@@ -44,6 +45,7 @@ const SCRIPTS = {
   APPEND_SCRIPT,
   LEASE_SCRIPT,
   RESIGN_SCRIPT,
+  AUDIT_APPEND_SCRIPT,
 };
 
 // Pinned so that any edit of a script's Lua (a protocol change for every node) fails until made on purpose.
@@ -70,6 +72,7 @@ const PINNED_SHAS: Record<keyof typeof SCRIPTS, string> = {
   APPEND_SCRIPT: "dddd751e30ee6b65088844fa13831e472eca225c",
   LEASE_SCRIPT: "0608f689d0a585221ca161860f9dcb556d266aa6",
   RESIGN_SCRIPT: "c0fe86dca9a7825a3e95860568351409cafd1294",
+  AUDIT_APPEND_SCRIPT: "f35f63daf1c928c185179aae14a78a91efc63688",
 };
 
 /** Names of the scripts defined at the top level of a source file under lib/ or app/. */

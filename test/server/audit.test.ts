@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as audit from "@/app/api/audit/route";
 import type { AuditEntry, AuditResponse } from "@/lib/api";
 import { AUDIT_STREAM } from "@/lib/server/audit/audit-trail";
+import { retentionKeyOf } from "@/lib/server/audit/stream-append";
 import { decodeValue } from "@redlock-console/redlock";
 import { connect, disconnect, usePrivateMasters } from "../masters";
 import { call, startTestConsole } from "./helpers";
@@ -85,6 +86,8 @@ describe("the audit trail", () => {
   });
 
   it("keeps each node's stream bounded (XADD MAXLEN ~)", async () => {
+    // The consoles above agreed on the default length; an admin lowers it by deleting the rule.
+    await Promise.all(nodes.map((node) => node.del(retentionKeyOf(AUDIT_STREAM))));
     const tc = startTestConsole(masters.masters().urls, { auditMaxLen: 100 });
     try {
       const record = {

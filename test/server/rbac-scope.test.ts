@@ -109,6 +109,33 @@ describe("scope by owner service", () => {
     expect(await rbac.valuesOf(key)).toEqual(Array(5).fill(value));
   });
 
+  it("puts an out-of-scope attempt in the refusal log: the person, the route, the lock, the reason", async () => {
+    const { key, value } = await heldBy("orders", "ord-seen:1");
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const answer = await rbac.as<Answer>("alice", "/api/locks/force-release", {
+        body: forceRelease(key, value),
+      });
+      expect(answer.status).toBe(403);
+    }
+    await rbac.tc.ctx.refusals.flush();
+    const { entries } = await rbac.tc.ctx.refusals.read(1_000, {
+      filter: { resource: key },
+      maxScan: 20_000,
+    });
+    expect(entries).toEqual([
+      expect.objectContaining({
+        action: "POST /api/locks/force-release",
+        code: "forbidden",
+        status: 403,
+        count: 2,
+        person: expect.objectContaining({ subject: "alice" }),
+        credential: "proxy",
+        resources: [key],
+      }),
+    ]);
+    expect(entries[0]!.detail).toContain("operator for service orders");
+  });
+
   it("refuses a revoke out of scope the same way, before any marker is written", async () => {
     const { key, value } = await heldBy("orders", "ord-revoke:1");
     const answer = await rbac.as<Answer>("alice", "/api/locks/revoke", {

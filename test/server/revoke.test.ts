@@ -88,7 +88,7 @@ describe("POST /api/locks/revoke: who may, and what it refuses", () => {
     expect(text.status).toBe(415);
   });
 
-  it("answers 409 no_session for a holder whose value carries no session id, and audits it", async () => {
+  it("answers 409 no_session for a holder whose value carries no session id, in the refusal log", async () => {
     await setEverywhere(key("plain"), "b".repeat(40));
     const response = await revokeOf({
       resource: key("plain"),
@@ -99,9 +99,15 @@ describe("POST /api/locks/revoke: who may, and what it refuses", () => {
     expect(response.body.error.code).toBe("no_session");
     expect(response.body.error.message).toContain("can only be force-released");
     expect(await fixture.nodes[0]!.exists(revokeKey(key("plain")))).toBe(0);
-    const entry = (await auditEntries()).find((found) => found.resources[0] === key("plain"));
-    expect(entry).toMatchObject({ action: "revoke", outcome: "failure" });
-    expect(entry!.detail).toContain("no_session");
+    // Refused before any write: summed in the refusal log, never an action (issue 49).
+    expect((await auditEntries()).some((found) => found.resources[0] === key("plain"))).toBe(false);
+    await fixture.tc.ctx.refusals.flush();
+    const { entries } = await fixture.tc.ctx.refusals.read(200);
+    expect(entries.find((found) => found.resources[0] === key("plain"))).toMatchObject({
+      action: "POST /api/locks/revoke",
+      code: "no_session",
+      count: 1,
+    });
   });
 
   it("answers 409 value_changed when a node holds another value, marking nothing", async () => {

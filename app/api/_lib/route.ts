@@ -1,8 +1,10 @@
 import "server-only";
 /**
  * The wrapper every route handler uses: resolves the console, runs the handler, and turns any thrown
- * error into the API's error body. Keeps app/api/** down to parse, call, respond.
+ * error into the API's error body. Keeps app/api/** down to parse, call, respond. A state-changing
+ * request refused (401, 403, 409, 429) is counted in the refusal log here, once for every route.
  */
+import { refusalOf } from "@/lib/server/auth/request-refusals";
 import type { ConsoleContext } from "@/lib/server/console";
 import { getConsole } from "@/lib/server/default-console";
 import { ApiError, toResponse } from "@/lib/server/errors";
@@ -11,9 +13,13 @@ export type RouteContext = { params: Promise<Record<string, string | string[] | 
 
 export function route(handler: (request: Request, ctx: ConsoleContext) => Promise<Response>) {
   return async (request: Request, _context?: RouteContext): Promise<Response> => {
+    let ctx: ConsoleContext | undefined;
     try {
-      return await handler(request, getConsole());
+      ctx = getConsole();
+      return await handler(request, ctx);
     } catch (error) {
+      const refusal = ctx ? refusalOf(request, error, ctx.config.trustProxy) : null;
+      if (ctx && refusal) ctx.refusals.record(refusal);
       return toResponse(error);
     }
   };

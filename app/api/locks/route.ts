@@ -1,5 +1,6 @@
 import { acquireRequestSchema, locksQuerySchema } from "@/lib/api";
 import { acquireAudited, actorOf } from "@/lib/server/actions/audited";
+import { noteResources } from "@/lib/server/auth/request-refusals";
 import { jsonResponse } from "@/lib/server/errors";
 import { readJsonBody, readQuery } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
@@ -40,6 +41,7 @@ export const GET = route(async (request, ctx) => {
 export const POST = route(async (request, ctx) => {
   const principal = await ctx.guard.requireAction(request, "acquire");
   const body = await readJsonBody(request, acquireRequestSchema);
+  noteResources(request, body.resources);
   const lock = await acquireAudited(ctx, actorOf(ctx, request, principal), body);
   return jsonResponse({ serverTime: Date.now(), lock }, 201);
 });

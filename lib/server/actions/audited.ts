@@ -1,15 +1,17 @@
 import "server-only";
 /**
- * The manual actions as the HTTP API runs them: each is audited (success or failure) on every
- * reachable node, counted in the metrics, and followed by a latency probe.
+ * The manual actions as the HTTP API runs them: each is audited (success or failure; a 409 only in
+ * the refusal log) on every reachable node, counted in the metrics, and followed by a latency probe.
  */
-import type {
-  AcquireRequest,
-  AuditAction,
-  ExtendRequest,
-  LockGrant,
-  ReleaseRequest,
-  ReleaseResponse,
+import {
+  ERROR_STATUS,
+  isErrorCode,
+  type AcquireRequest,
+  type AuditAction,
+  type ExtendRequest,
+  type LockGrant,
+  type ReleaseRequest,
+  type ReleaseResponse,
 } from "@/lib/api";
 import { assertLockAction } from "../auth/authorize";
 import { clientIp, userAgent } from "../auth/client-info";
@@ -91,10 +93,13 @@ function audited<Body extends { resources: string[] }, Result>(
       ctx.metrics.recordAction(spec.action, "success");
       return result;
     } catch (error) {
-      await record(
-        "failure",
-        isApiError(error) ? `${error.code}: ${error.message}` : "internal error",
-      );
+      // A 409 (held elsewhere, no longer held) took nothing: the refusal log counts it (the
+      // route wrapper), so a flood of them cannot evict actions from the trail (issue 49).
+      if (!(isApiError(error) && isErrorCode(error.code) && ERROR_STATUS[error.code] === 409))
+        await record(
+          "failure",
+          isApiError(error) ? `${error.code}: ${error.message}` : "internal error",
+        );
       ctx.metrics.recordAction(spec.action, isApiError(error) ? error.code : "internal");
       throw error;
     } finally {

@@ -3,8 +3,9 @@ import "server-only";
  * `POST /api/locks/revoke` as the HTTP API runs it: the holder must have a session (409
  * no_session: it can only be forced), the marker on the nodes still holding the value (409
  * value_changed otherwise; 503 when too few nodes answer to reach the holder's majority), the
- * notice, one audit entry whatever the outcome, and a follow-up that audits what the holder did by
- * the deadline.
+ * notice, one audit entry once it wrote anything, and a follow-up that audits what the holder did
+ * by the deadline. A refusal before any write is counted in the refusal log only (the route
+ * wrapper does it): a flood of those cannot evict actions from the trail (issue 49).
  */
 import { randomUUID } from "node:crypto";
 import type { RevokeMarker } from "@redlock-console/redlock";
@@ -54,15 +55,20 @@ export async function revokeAudited(
     ctx.metrics.recordAction("revoke", error.code);
     throw error;
   };
+  /** Refused before any node was written: nothing to audit as an action. */
+  const refuseUnwritten = (error: ApiError): never => {
+    ctx.metrics.recordAction("revoke", error.code);
+    throw error;
+  };
   if (isTombstone(body.expectedValue))
-    return refuse(
+    return refuseUnwritten(
       new ApiError(
         "value_changed",
         "The lock is already being force-released (its value is a tombstone): there is nothing left to ask.",
       ),
     );
   const sessionId = sessionOfValue(body.expectedValue);
-  if (sessionId === null) return refuse(new ApiError("no_session", NO_SESSION));
+  if (sessionId === null) return refuseUnwritten(new ApiError("no_session", NO_SESSION));
 
   const at = Date.now();
   const deadlineMs = body.deadlineMs ?? DEFAULT_REVOKE_DEADLINE_MS;
@@ -88,13 +94,16 @@ export async function revokeAudited(
     nodes: outcome.nodes,
   };
   const { quorumSize } = ctx.registry;
+  // A 409 with no marker anywhere and no write left queued is a refusal, not an action.
+  const wroteNothing = outcome.markedCount === 0 && outcome.silentNodeIds.size === 0;
+  const refuseAfterMarking = (error: ApiError) =>
+    wroteNothing && error.code === "value_changed"
+      ? refuseUnwritten(error)
+      : refuse(error, outcome.silentNodeIds);
   if (outcome.valueChanged) {
     const message =
       "A node holds another value than expected: the lock changed hands since you looked.";
-    return refuse(
-      new ApiError("value_changed", message, { details: response }),
-      outcome.silentNodeIds,
-    );
+    return refuseAfterMarking(new ApiError("value_changed", message, { details: response }));
   }
   if (outcome.markedCount < quorumSize) {
     // The holder's library acts only on a majority of markers: fewer ask nobody.
@@ -111,7 +120,7 @@ export async function revokeAudited(
             `The lock is no longer held with this value on a majority (${outcome.markedCount} of ${quorumSize} needed): it was released or expired.`,
             { details: response },
           );
-    return refuse(error, outcome.silentNodeIds);
+    return refuseAfterMarking(error);
   }
   await publishNotice(
     ctx.registry.nodes,

@@ -14,6 +14,7 @@ import { assertConsoleAction, assertRole } from "./authorize";
 import { createClaims, type ClaimDeps } from "./claim";
 import type { Principal } from "./identity";
 import { ACTIONS, type Action } from "./policy";
+import { notePrincipal } from "./request-refusals";
 import type { ReadLimiter } from "./rate-limit";
 
 export interface Guard {
@@ -86,7 +87,12 @@ export interface GuardDeps extends ClaimDeps {
 
 export function createGuard(config: ConsoleConfig, deps: GuardDeps): Guard {
   const claimOf = createClaims(config, deps);
-  const principalOf = async (request: Request) => claimOf(request).confirm();
+  /** Who is asking, also noted for the request's refusal, should it be refused later. */
+  async function principalOf(request: Request): Promise<Principal | null> {
+    const principal = await claimOf(request).confirm();
+    if (principal) notePrincipal(request, principal);
+    return principal;
+  }
   async function requireAction(request: Request, action: Action): Promise<Principal> {
     const principal = await requireCredential(request);
     if (ACTIONS[action].on === "console") assertConsoleAction(principal, action);
@@ -127,6 +133,7 @@ export function createGuard(config: ConsoleConfig, deps: GuardDeps): Guard {
         );
       }
       const principal = await claim.confirm();
+      if (principal) notePrincipal(request, principal);
       if (!principal && !config.publicRead) {
         throw new ApiError(
           "unauthorized",

@@ -1,5 +1,6 @@
 import { extendRequestSchema } from "@/lib/api";
 import { actorOf, extendAudited } from "@/lib/server/actions/audited";
+import { noteResources } from "@/lib/server/auth/request-refusals";
 import { jsonResponse } from "@/lib/server/errors";
 import { readJsonBody } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
@@ -14,6 +15,7 @@ export { GET } from "../[...resource]/route";
 export const POST = route(async (request, ctx) => {
   const principal = await ctx.guard.requireAction(request, "extend");
   const body = await readJsonBody(request, extendRequestSchema);
+  noteResources(request, body.resources);
   const lock = await extendAudited(ctx, actorOf(ctx, request, principal), body);
   return jsonResponse({ serverTime: Date.now(), lock });
 });

@@ -1,6 +1,7 @@
 import { forceReleaseRequestSchema } from "@/lib/api";
 import { actorOf } from "@/lib/server/actions/audited";
 import { forceReleaseAudited } from "@/lib/server/actions/force-release-audited";
+import { noteResources } from "@/lib/server/auth/request-refusals";
 import { jsonResponse } from "@/lib/server/errors";
 import { readJsonBody } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
@@ -15,6 +16,7 @@ export { GET } from "../[...resource]/route";
 export const POST = route(async (request, ctx) => {
   const principal = await ctx.guard.requireAction(request, "force-release");
   const body = await readJsonBody(request, forceReleaseRequestSchema);
+  noteResources(request, [body.resource ?? `base64:${body.resourceBase64 ?? ""}`]);
   return jsonResponse(
     await forceReleaseAudited(ctx, actorOf(ctx, request, principal, body.incident), body),
   );

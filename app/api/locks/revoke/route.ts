@@ -1,6 +1,7 @@
 import { revokeRequestSchema } from "@/lib/api";
 import { actorOf } from "@/lib/server/actions/audited";
 import { revokeAudited } from "@/lib/server/actions/revoke-audited";
+import { noteResources } from "@/lib/server/auth/request-refusals";
 import { jsonResponse } from "@/lib/server/errors";
 import { readJsonBody } from "@/app/api/_lib/http";
 import { route } from "@/app/api/_lib/route";
@@ -15,6 +16,7 @@ export { GET } from "../[...resource]/route";
 export const POST = route(async (request, ctx) => {
   const principal = await ctx.guard.requireAction(request, "revoke");
   const body = await readJsonBody(request, revokeRequestSchema);
+  noteResources(request, [body.resource ?? `base64:${body.resourceBase64 ?? ""}`]);
   return jsonResponse(
     await revokeAudited(ctx, actorOf(ctx, request, principal, body.incident), body),
     202,
