@@ -95,6 +95,9 @@ const envSchema = z.object({
     .optional(),
   CONSOLE_WRITER_LEASE_MS: integerVar(1_000, 60_000).default(4_000),
   CONSOLE_METRICS_MAX_SERVICES: integerVar(1, 10_000).default(50),
+  CONSOLE_METRICS_SERVICES: listVar
+    .pipe(z.array(z.string().max(64, "each service at most 64 characters")).max(1_000))
+    .default([]),
   CONSOLE_CLOCK_SKEW_WARN_MS: integerVar(1, 3_600_000).default(500),
   CONSOLE_LONG_HELD_MS: integerVar(1_000, 30 * 86_400_000).default(300_000),
   CONSOLE_LONG_WAIT_MS: integerVar(100, 30 * 86_400_000).default(60_000),
@@ -191,7 +194,9 @@ export interface ConsoleConfig {
   readonly replicaId: string | undefined;
   /** How long the history writer's lease in the state store lasts unrenewed (the failover bound's core). */
   readonly writerLeaseMs: number;
-  /** Distinct owner `service` labels the metrics name; the rest count as "other". */
+  /** Owner `service` labels the metrics always name, outside metricsMaxServices. */
+  readonly metricsServices: readonly string[];
+  /** Other owner `service` labels the metrics name at once: the most recently seen. */
   readonly metricsMaxServices: number;
   readonly clockSkewWarnMs: number;
   /** A lock held longer than this (by its owner entry's acquiredAt) is flagged and counted. */
@@ -324,6 +329,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     stateUrl: vars.CONSOLE_STATE_URL,
     replicaId: vars.CONSOLE_REPLICA_ID,
     writerLeaseMs: vars.CONSOLE_WRITER_LEASE_MS,
+    metricsServices: vars.CONSOLE_METRICS_SERVICES,
     metricsMaxServices: vars.CONSOLE_METRICS_MAX_SERVICES,
     clockSkewWarnMs: vars.CONSOLE_CLOCK_SKEW_WARN_MS,
     longHeldMs: vars.CONSOLE_LONG_HELD_MS,
