@@ -75,6 +75,7 @@ const envSchema = z.object({
     DEFAULT_READ_BYTES_PER_S,
   ),
   CONSOLE_RESYNC_INTERVAL_MS: integerVar(1_000, 86_400_000).default(300_000),
+  CONSOLE_NOTIFY_CHECK_MS: integerVar(1_000, 3_600_000).default(10_000),
   CONSOLE_HEAL_BUDGET_PER_S: integerVar(100, 100_000_000).optional(),
   CONSOLE_ENABLE_KEYSPACE_EVENTS: booleanVar.default(false),
   CONSOLE_RESTORE_KEYSPACE_EVENTS: booleanVar.default(false),
@@ -155,6 +156,8 @@ export interface ConsoleConfig {
   readonly readBytesPerS: number;
   /** How often a watched node is relisted anyway (paced), to heal what notifications missed. */
   readonly resyncIntervalMs: number;
+  /** How often a watched node's notify-keyspace-events is read again (flags switched off at run time). */
+  readonly notifyCheckIntervalMs: number;
   /**
    * Keys per second a relist after a gap (subscriber lost, overflow, restart) may visit on a node:
    * the index misses changes until it ends. Default HEAL_PACE_FACTOR × scanBudgetPerS.
@@ -314,6 +317,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     scanBudgetPerS: vars.CONSOLE_SCAN_BUDGET_PER_S,
     readBytesPerS: vars.CONSOLE_READ_BYTES_PER_S,
     resyncIntervalMs: vars.CONSOLE_RESYNC_INTERVAL_MS,
+    notifyCheckIntervalMs: vars.CONSOLE_NOTIFY_CHECK_MS,
     healBudgetPerS:
       vars.CONSOLE_HEAL_BUDGET_PER_S ?? HEAL_PACE_FACTOR * vars.CONSOLE_SCAN_BUDGET_PER_S,
     enableKeyspaceEvents: vars.CONSOLE_ENABLE_KEYSPACE_EVENTS,

@@ -147,6 +147,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     budgetPerS: config.scanBudgetPerS,
     readBytesPerS: config.readBytesPerS,
     resyncIntervalMs: config.resyncIntervalMs,
+    notifyCheckIntervalMs: config.notifyCheckIntervalMs,
     healBudgetPerS: config.healBudgetPerS,
     enableKeyspaceEvents: config.enableKeyspaceEvents,
     restoreKeyspaceEvents: config.restoreKeyspaceEvents,
