@@ -1,11 +1,12 @@
 /**
  * A loopback TCP proxy to one Redis server, as an L4 sidecar would be: the test stops it (every
- * connection through it closes at once, new ones are refused) and starts it again on the same port.
+ * connection through it closes at once, new ones are refused) and starts it again on the same port,
+ * or repoints it at another server (a failover behind one address).
  */
 import net from "node:net";
 
 export class TcpProxy {
-  readonly #targetPort: number;
+  #targetPort: number;
   readonly #sockets = new Set<net.Socket>();
   #server: net.Server | null = null;
   #port = 0;
@@ -47,6 +48,12 @@ export class TcpProxy {
     });
     this.#port = (server.address() as net.AddressInfo).port;
     this.#server = server;
+  }
+
+  /** From now on pipes to 127.0.0.1:`targetPort`; the connections to the old target are closed. */
+  repoint(targetPort: number): void {
+    this.#targetPort = targetPort;
+    for (const socket of this.#sockets) socket.destroy();
   }
 
   /** Stops listening and closes every connection through the proxy, both ends. */

@@ -21,6 +21,11 @@ export const listingReasonSchema = z.enum([
   "restart",
   /** More changes arrived than the console could read within its budget. */
   "overflow",
+  /**
+   * The node's notify-keyspace-events lost flags the index needs while it was watched (a CONFIG SET
+   * at run time): notifications may have been missed since the flags were last seen whole.
+   */
+  "notifications",
   /** The periodic resync (CONSOLE_RESYNC_INTERVAL_MS). */
   "resync",
   /** A pass of polling mode. */

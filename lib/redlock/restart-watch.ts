@@ -62,7 +62,9 @@ const TOPOLOGY_FOLLOW_MS = 30_000;
 /**
  * Learns when a node's Redis process started, once per (re)connection, from INFO server, and
  * withholds the node's vote until `restartQuarantineMs` after that start. A restarted master may have
- * lost its keys, so it could otherwise grant a lock that is still held elsewhere. The start time is
+ * lost its keys, so it could otherwise grant a lock that is still held elsewhere. A run_id other than
+ * the one seen before on the node is another process, whatever its uptime: the window then runs
+ * from the moment the change was seen. The start time is
  * kept on the monotonic clock, so a wall-clock jump cannot shorten the quarantine. Lock operations
  * pay nothing for it: INFO runs only when a connection becomes ready.
  *
@@ -185,9 +187,15 @@ export class RestartWatch {
     } else {
       check = this.driver.info("server").then((info) => {
         const uptimeS = Number(parseInfoField(info, "uptime_in_seconds"));
+        const runId = parseInfoField(info, "run_id");
+        // Another process behind the same address (a failover to a standby, a repointed proxy or
+        // DNS name) may lack the latest writes however long it has run: from now, as a cluster's
+        // promoted primary.
+        const replaced = this.runId !== undefined && runId !== this.runId;
         this.uptimeS = uptimeS;
-        this.runId = parseInfoField(info, "run_id");
-        if (Number.isFinite(uptimeS)) this.startedAtMono = latestStartMono(uptimeS);
+        this.runId = runId;
+        if (replaced) this.startedAtMono = performance.now();
+        else if (Number.isFinite(uptimeS)) this.startedAtMono = latestStartMono(uptimeS);
       });
     }
     // On failure the next "ready" retries; until then the node stays unknown (no vote).

@@ -75,6 +75,7 @@ const envSchema = z.object({
     DEFAULT_READ_BYTES_PER_S,
   ),
   CONSOLE_RESYNC_INTERVAL_MS: integerVar(1_000, 86_400_000).default(300_000),
+  CONSOLE_NOTIFY_CHECK_MS: integerVar(1_000, 3_600_000).default(10_000),
   CONSOLE_HEAL_BUDGET_PER_S: integerVar(100, 100_000_000).optional(),
   CONSOLE_ENABLE_KEYSPACE_EVENTS: booleanVar.default(false),
   CONSOLE_RESTORE_KEYSPACE_EVENTS: booleanVar.default(false),
@@ -98,6 +99,9 @@ const envSchema = z.object({
     .optional(),
   CONSOLE_WRITER_LEASE_MS: integerVar(1_000, 60_000).default(4_000),
   CONSOLE_METRICS_MAX_SERVICES: integerVar(1, 10_000).default(50),
+  CONSOLE_METRICS_SERVICES: listVar
+    .pipe(z.array(z.string().max(64, "each service at most 64 characters")).max(1_000))
+    .default([]),
   CONSOLE_CLOCK_SKEW_WARN_MS: integerVar(1, 3_600_000).default(500),
   CONSOLE_LONG_HELD_MS: integerVar(1_000, 30 * 86_400_000).default(300_000),
   CONSOLE_LONG_WAIT_MS: integerVar(100, 30 * 86_400_000).default(60_000),
@@ -155,6 +159,8 @@ export interface ConsoleConfig {
   readonly readBytesPerS: number;
   /** How often a watched node is relisted anyway (paced), to heal what notifications missed. */
   readonly resyncIntervalMs: number;
+  /** How often a watched node's notify-keyspace-events is read again (flags switched off at run time). */
+  readonly notifyCheckIntervalMs: number;
   /**
    * Keys per second a relist after a gap (subscriber lost, overflow, restart) may visit on a node:
    * the index misses changes until it ends. Default HEAL_PACE_FACTOR × scanBudgetPerS.
@@ -203,7 +209,9 @@ export interface ConsoleConfig {
   readonly replicaId: string | undefined;
   /** How long the history writer's lease in the state store lasts unrenewed (the failover bound's core). */
   readonly writerLeaseMs: number;
-  /** Distinct owner `service` labels the metrics name; the rest count as "other". */
+  /** Owner `service` labels the metrics always name, outside metricsMaxServices. */
+  readonly metricsServices: readonly string[];
+  /** Other owner `service` labels the metrics name at once: the most recently seen. */
   readonly metricsMaxServices: number;
   readonly clockSkewWarnMs: number;
   /** A lock held longer than this (by its owner entry's acquiredAt) is flagged and counted. */
@@ -321,6 +329,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     scanBudgetPerS: vars.CONSOLE_SCAN_BUDGET_PER_S,
     readBytesPerS: vars.CONSOLE_READ_BYTES_PER_S,
     resyncIntervalMs: vars.CONSOLE_RESYNC_INTERVAL_MS,
+    notifyCheckIntervalMs: vars.CONSOLE_NOTIFY_CHECK_MS,
     healBudgetPerS:
       vars.CONSOLE_HEAL_BUDGET_PER_S ?? HEAL_PACE_FACTOR * vars.CONSOLE_SCAN_BUDGET_PER_S,
     enableKeyspaceEvents: vars.CONSOLE_ENABLE_KEYSPACE_EVENTS,
@@ -339,6 +348,7 @@ function toConfig(env: Record<string, string | undefined>, requireToken: boolean
     stateUrl: vars.CONSOLE_STATE_URL,
     replicaId: vars.CONSOLE_REPLICA_ID,
     writerLeaseMs: vars.CONSOLE_WRITER_LEASE_MS,
+    metricsServices: vars.CONSOLE_METRICS_SERVICES,
     metricsMaxServices: vars.CONSOLE_METRICS_MAX_SERVICES,
     clockSkewWarnMs: vars.CONSOLE_CLOCK_SKEW_WARN_MS,
     longHeldMs: vars.CONSOLE_LONG_HELD_MS,

@@ -136,7 +136,10 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
   const registry = createNodeRegistry(config);
   const { nodes, quorumSize } = registry;
   watchNodes(nodes);
-  const metrics = createMetrics(nodes, options.processMetrics ?? false, config.metricsMaxServices);
+  const metrics = createMetrics(nodes, options.processMetrics ?? false, {
+    pinned: config.metricsServices,
+    maxServices: config.metricsMaxServices,
+  });
   const latency = createLatencyHistory(nodes);
   const redlock = createConsoleRedlock(registry, config, latency, metrics);
   const nodeDeadlineMs = config.nodeTimeoutMs + 250;
@@ -147,6 +150,7 @@ export function createConsole(config: ConsoleConfig, options: ConsoleOptions = {
     budgetPerS: config.scanBudgetPerS,
     readBytesPerS: config.readBytesPerS,
     resyncIntervalMs: config.resyncIntervalMs,
+    notifyCheckIntervalMs: config.notifyCheckIntervalMs,
     healBudgetPerS: config.healBudgetPerS,
     enableKeyspaceEvents: config.enableKeyspaceEvents,
     restoreKeyspaceEvents: config.restoreKeyspaceEvents,

@@ -6,8 +6,14 @@ import "server-only";
  * console's metric definitions and how each is set; long because each metric carries its help text.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { EventReads, NodesResponse, Transition } from "@/lib/api";
+import {
+  transitionKindSchema,
+  type EventReads,
+  type NodesResponse,
+  type Transition,
+} from "@/lib/api";
 import { quorumSize, type OperationEvent } from "@redlock-console/redlock";
+import { MetricServices, type MetricServicesOptions } from "./metric-services";
 import type { ConsoleNode } from "./node-registry";
 import type { LiveIndex } from "./locks/rows/live-index";
 import type { OwnershipFigures } from "./locks/rows/ownership-figures";
@@ -179,7 +185,7 @@ function defineMetrics(registry: Registry) {
     }),
     transitions: new Counter({
       name: "redlock_console_lock_transitions_total",
-      help: "Lock transitions seen by the live index, by kind and by the holder's owner service label (unknown: unlabelled; other: past CONSOLE_METRICS_MAX_SERVICES).",
+      help: "Lock transitions seen by the live index, by kind and by the holder's owner service label (unknown: unlabelled; CONSOLE_METRICS_SERVICES always, else the CONSOLE_METRICS_MAX_SERVICES seen most recently: a displaced service's series are removed).",
       labelNames: ["kind", "service"],
       registers,
     }),
@@ -221,25 +227,11 @@ function defineMetrics(registry: Registry) {
   };
 }
 
-/** A `service` metric label is cut to this many characters: every scrape repeats it per series. */
-export const METRIC_LABEL_MAX_CHARS = 64;
-
-/**
- * The owner `service` label as a metric label: "unknown" when unlabelled, the first `maxServices`
- * distinct values as themselves (cut to METRIC_LABEL_MAX_CHARS), every later one as "other" — a
- * bounded set of series of bounded size whatever the holders call themselves.
- */
-function serviceLabeller(maxServices: number): (transition: Transition) => string {
-  const seen = new Set<string>();
-  return (transition) => {
-    const service = transition.owner?.labels.service?.slice(0, METRIC_LABEL_MAX_CHARS);
-    if (service === undefined) return "unknown";
-    if (seen.has(service)) return service;
-    if (seen.size >= maxServices) return "other";
-    seen.add(service);
-    return service;
-  };
-}
+/** The owner `service` label of a transition as a metric label: "unknown" when unlabelled. */
+const serviceOf = (services: MetricServices, transition: Transition): string => {
+  const service = transition.owner?.labels.service;
+  return service === undefined ? "unknown" : services.label(service);
+};
 
 // "evicted" with heldMs is a hold lost to evictions; a per-node eviction has none and is not counted.
 const ENDINGS: ReadonlySet<string> = new Set(["released", "expired", "force-released", "evicted"]);
@@ -247,12 +239,18 @@ const ENDINGS: ReadonlySet<string> = new Set(["released", "expired", "force-rele
 export function createMetrics(
   nodes: readonly ConsoleNode[],
   withDefaults = false,
-  maxServices = 50,
+  services: Pick<MetricServicesOptions, "pinned" | "maxServices"> = { pinned: [], maxServices: 50 },
 ): ConsoleMetrics {
   const registry = new Registry();
-  const serviceOf = serviceLabeller(maxServices);
   if (withDefaults) collectDefaultMetrics({ register: registry, prefix: "redlock_console_" });
   const metric = defineMetrics(registry);
+  const transitionServices = new MetricServices({
+    ...services,
+    onDisplaced: (service) => {
+      for (const kind of transitionKindSchema.options) metric.transitions.remove({ kind, service });
+      for (const ended of ENDINGS) metric.holdSeconds.remove({ ended, service });
+    },
+  });
   metric.nodesConfigured.set(nodes.length);
   metric.quorumSize.set(quorumSize(nodes.length));
   return {
@@ -300,7 +298,7 @@ export function createMetrics(
     recordAuthFailure: (kind) => metric.authFailures.inc({ kind }),
     recordBreakGlassUse: (carrier) => metric.breakGlassUses.inc({ carrier }),
     recordTransition(transition) {
-      const service = serviceOf(transition);
+      const service = serviceOf(transitionServices, transition);
       metric.transitions.inc({ kind: transition.kind, service });
       if (transition.possibleOverlap)
         metric.possibleOverlaps.inc({ reason: transition.possibleOverlap.reason });

@@ -53,6 +53,7 @@ const SERVER_ZONES: Zones = {
         "rbac-config.ts",
         "oidc-config.ts",
         "auth-proxy-config.ts",
+        "metric-services.ts",
       ],
     },
     // What the console keeps of the nodes: the live index, the audit trail, latency history.

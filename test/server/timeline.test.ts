@@ -478,8 +478,8 @@ describe("the state store (CONSOLE_STATE_URL)", () => {
 });
 
 describe("transition metrics", () => {
-  it("label by owner service, capped: unlabelled is unknown, past the cap other", async () => {
-    const metrics = createMetrics([], false, 2);
+  it("label by owner service, bounded: unlabelled is unknown, the most recently seen named, a displaced one's series removed", async () => {
+    const metrics = createMetrics([], false, { pinned: [], maxServices: 2 });
     const transition = (service?: string): Transition =>
       makeTransition({
         id: 1,
@@ -500,9 +500,11 @@ describe("transition metrics", () => {
         /^redlock_console_lock_transitions_total\{kind="expired",service="([^"]+)"\} (\d+)/gm,
       ),
     ].map(([, service, count]) => `${service}=${count}`);
-    expect(series.sort()).toEqual(["a=2", "b=1", "other=2", "unknown=1"]);
+    // c displaced a, d displaced b, and a (back) displaced c: a's series started again.
+    expect(series.sort()).toEqual(["a=1", "d=1", "unknown=1"]);
     expect(text).toMatch(
-      /redlock_console_lock_hold_seconds_count\{ended="expired",service="a"\} 2/,
+      /redlock_console_lock_hold_seconds_count\{ended="expired",service="a"\} 1/,
     );
+    expect(text).not.toMatch(/service="[bc]"/);
   });
 });

@@ -1,24 +1,21 @@
 import "server-only";
 /**
  * The contention metrics, in the console's registry, every label bounded: cycles now and episodes
- * counted once each; the longest chain; wait durations and wait caused by owner `service` (the
- * first CONSOLE_METRICS_MAX_SERVICES values, then "other", as the timeline's metrics); objective
+ * counted once each; the longest chain; wait durations and wait caused by owner `service` (bounded
+ * as the timeline's metrics: metric-services.ts); objective
  * waits by outcome and burn rates by objective name (configured, at most 50) and window (2).
  */
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { MetricServices, type MetricServicesOptions } from "../metric-services";
 
 /** 5 ms … 5 min: a wait behind a request-long lock up to one behind a job. */
 const WAIT_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
-export function defineContentionMetrics(registry: Registry, maxServices: number) {
+export function defineContentionMetrics(
+  registry: Registry,
+  services: Pick<MetricServicesOptions, "pinned" | "maxServices">,
+) {
   const registers = [registry];
-  const seen = new Set<string>();
-  const serviceLabel = (service: string) => {
-    if (seen.has(service)) return service;
-    if (seen.size >= maxServices) return "other";
-    seen.add(service);
-    return service;
-  };
   const metric = {
     cycles: new Gauge({
       name: "redlock_console_deadlock_cycles",
@@ -67,6 +64,13 @@ export function defineContentionMetrics(registry: Registry, maxServices: number)
       registers,
     }),
   };
-  return { metric, serviceLabel };
+  const serviceLabels = new MetricServices({
+    ...services,
+    onDisplaced: (service) => {
+      metric.waitSeconds.remove({ service });
+      metric.waitCaused.remove({ service });
+    },
+  });
+  return { metric, serviceLabel: (service: string) => serviceLabels.label(service) };
 }
 export type ContentionMetrics = ReturnType<typeof defineContentionMetrics>;

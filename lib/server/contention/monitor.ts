@@ -43,17 +43,17 @@ export interface Contention {
 export interface ContentionOptions {
   readonly index: LiveIndex;
   readonly nodes: readonly ConsoleNode[];
-  readonly config: Pick<ConsoleConfig, "waitObjectives" | "metricsMaxServices">;
+  readonly config: Pick<ConsoleConfig, "waitObjectives" | "metricsServices" | "metricsMaxServices">;
   readonly registry: Registry;
   readonly deadlineMs: number;
 }
 
 export function createContention(options: ContentionOptions): Contention {
   const { index, nodes } = options;
-  const { metric, serviceLabel } = defineContentionMetrics(
-    options.registry,
-    options.config.metricsMaxServices,
-  );
+  const { metric, serviceLabel } = defineContentionMetrics(options.registry, {
+    pinned: options.config.metricsServices,
+    maxServices: options.config.metricsMaxServices,
+  });
   const stats = new WaitStats();
   const objectives = new ObjectiveTracker(options.config.waitObjectives, (name, good) =>
     metric.objectiveWaits.inc({ objective: name, outcome: good ? "good" : "bad" }),

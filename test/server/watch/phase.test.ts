@@ -47,6 +47,7 @@ const TABLE: ReadonlyArray<readonly [string, WatchPhase, WatchEvent, WatchPhase]
   ["a PING answered while disconnected does not reconnect", closed(relisting), { type: "answered" }, closed(relisting)],
   ["a lost subscription opens a gap", watching, { type: "gap", reason: "reconnect", atMs: 5_000 }, gapAt("reconnect", 5_000)],
   ["an overflow opens a gap", watching, { type: "gap", reason: "overflow", atMs: 5_000 }, gapAt("overflow", 5_000)],
+  ["flags lost since before the last heartbeat: a gap from then, the as-of no later", { kind: "watching", asOfMs: 6_000 }, { type: "gap", reason: "notifications", atMs: 5_000 }, { kind: "listing", reason: "notifications", sinceMs: 5_000, asOfMs: 5_000 }],
   ["a restart opens a gap while polling", polling, { type: "gap", reason: "restart", atMs: 5_000 }, gapAt("restart", 5_000)],
   ["a gap in an open gap keeps its start and reason", relisting, { type: "gap", reason: "restart", atMs: 9_000 }, relisting],
   ["a gap before the first listing ended keeps it a start", starting, { type: "gap", reason: "reconnect", atMs: 9_000 }, starting],

@@ -15,6 +15,7 @@ export type WatchSettings = Pick<
   LockWatchOptions,
   | "patterns"
   | "resyncIntervalMs"
+  | "notifyCheckIntervalMs"
   | "healBudgetPerS"
   | "enableKeyspaceEvents"
   | "restoreKeyspaceEvents"
@@ -44,6 +45,7 @@ export function watchesOf(
     const watchOptions: LockWatchOptions = {
       patterns: settings.patterns,
       resyncIntervalMs: settings.resyncIntervalMs,
+      notifyCheckIntervalMs: settings.notifyCheckIntervalMs,
       healBudgetPerS: settings.healBudgetPerS,
       enableKeyspaceEvents: settings.enableKeyspaceEvents,
       restoreKeyspaceEvents: settings.restoreKeyspaceEvents,

@@ -64,6 +64,10 @@ export class Watcher {
   #pollReason: string | null = null;
   /** The flags before this console added some; null while it changed none. */
   #changedFrom: string | null = null;
+  /** When the flags were last read whole, before that read was sent (clock ms); null: never. */
+  #wholeSeenAtMs: number | null = null;
+  /** The flags lost some the index needs while it was watched: its reason says so. */
+  #lostWhileWatched = false;
   /** CONFIG SET refusals in a row; while backing off, the refusal said (and not retried). */
   #refusals = 0;
   #refused: { readonly reason: string; readonly retryAtMs: number } | null = null;
@@ -114,11 +118,43 @@ export class Watcher {
     return true;
   }
 
+  /**
+   * While watched, reads the flags again: a CONFIG SET at run time can take away what the index
+   * needs, and a subscriber that hears nothing looks like a quiet node. Resolves to when the flags
+   * were last seen whole when some are lacking now (notifications published since then may be
+   * lost: the node needs a relist, whose prepare() turns them back on when allowed, or polls);
+   * null when they are whole, or cannot be read (nothing new is known then).
+   */
+  async flagsLostSince(): Promise<number | null> {
+    const { config, clock, address } = this.#options;
+    if (this.#notifications !== "on") return null;
+    const sentAtMs = clock.now();
+    const read = await readEventFlags(config);
+    if (!read.ok) return null;
+    if (lackingReason(read.flags) === null) {
+      this.#wholeSeenAtMs = sentAtMs;
+      return null;
+    }
+    this.#lostWhileWatched = true;
+    logger.warn(
+      { node: address, flags: read.flags },
+      "notify-keyspace-events lost flags the index needs while watched: relisting",
+    );
+    return this.#wholeSeenAtMs ?? sentAtMs;
+  }
+
   /** Reads (and may turn on) the node's notifications; off, the subscription is dropped. */
   async #check(): Promise<boolean> {
-    const { subscriber } = this.#options;
-    const reason = await this.#offReason();
-    const on = reason === null;
+    const { subscriber, clock } = this.#options;
+    const sentAtMs = clock.now();
+    const offReason = await this.#offReason();
+    const on = offReason === null;
+    if (on) this.#wholeSeenAtMs = sentAtMs;
+    const reason =
+      on || !this.#lostWhileWatched
+        ? offReason
+        : `notify-keyspace-events was changed at run time while watched: ${offReason}`;
+    if (on) this.#lostWhileWatched = false;
     this.#pollReason = reason;
     if (!on && this.#subscribed) void subscriber.punsubscribe().catch(() => {});
     if (!on) this.#subscribed = false;

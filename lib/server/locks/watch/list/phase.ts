@@ -6,13 +6,17 @@
 import type { IndexMode, ListingReason } from "@/lib/api";
 
 /** Listing reasons after which the node's data cannot be trusted until a listing ends. */
-export type GapReason = Extract<ListingReason, "start" | "reconnect" | "restart" | "overflow">;
+export type GapReason = Extract<
+  ListingReason,
+  "start" | "reconnect" | "restart" | "overflow" | "notifications"
+>;
 
 const GAP_REASONS: ReadonlySet<ListingReason> = new Set<GapReason>([
   "start",
   "reconnect",
   "restart",
   "overflow",
+  "notifications",
 ]);
 
 export const isGapReason = (reason: ListingReason): reason is GapReason => GAP_REASONS.has(reason);
@@ -116,10 +120,14 @@ function nextUpPhase(phase: UpPhase, event: UpEvent): UpPhase {
   }
 }
 
-/** A gap already open keeps its start (and its reason: "start" until the first listing ends). */
+/**
+ * A gap already open keeps its start (and its reason: "start" until the first listing ends). The
+ * index vouches for nothing after the gap began, whatever a heartbeat said since (a subscriber whose
+ * flags were switched off still answers its PINGs).
+ */
 function withGap(phase: UpPhase, reason: GapReason, atMs: number): UpPhase {
   if (phase.kind === "listing") return phase;
-  return { kind: "listing", reason, sinceMs: atMs, asOfMs: phase.asOfMs };
+  return { kind: "listing", reason, sinceMs: atMs, asOfMs: Math.min(phase.asOfMs, atMs) };
 }
 
 export const modeOf = (phase: WatchPhase): IndexMode => phase.kind;

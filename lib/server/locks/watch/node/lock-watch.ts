@@ -46,6 +46,11 @@ export interface LockWatchOptions {
    * budget. @default the node's budget
    */
   readonly healBudgetPerS?: number;
+  /**
+   * How often a watched node's notify-keyspace-events is read again (one CONFIG GET), to notice
+   * flags switched off at run time. @default 10_000
+   */
+  readonly notifyCheckIntervalMs?: number;
   /** Turn the node's keyspace notifications on when they are off (CONFIG SET). */
   readonly enableKeyspaceEvents: boolean;
   /** On close, put back the notify-keyspace-events this console changed. @default false */

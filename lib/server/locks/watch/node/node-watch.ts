@@ -45,7 +45,17 @@ const HEARTBEAT_MS = 1_000;
  * its limit) used to be healed at the steady pace, ~10 s at 250,000 keys, and a lock taken in the
  * gap showed only when the SCAN reached it. The first listing ("start") keeps the steady pace.
  */
-const HEAL_REASONS: ReadonlySet<ListingReason> = new Set(["reconnect", "overflow", "restart"]);
+const HEAL_REASONS: ReadonlySet<ListingReason> = new Set([
+  "reconnect",
+  "overflow",
+  "restart",
+  "notifications",
+]);
+/**
+ * A watched node's notify-keyspace-events is read this often (one CONFIG GET), unless the options
+ * say otherwise: flags switched off at run time leave the subscriber silent, not disconnected.
+ */
+const NOTIFY_CHECK_MS = 10_000;
 /** How long sync() waits for an unreachable node before it gives up on it. */
 const SYNC_UNREACHABLE_WAIT_MS = 3_000;
 
@@ -64,6 +74,8 @@ export class NodeWatch implements LockWatch {
   readonly #healBudget: Budget;
   readonly #stopTimers: Array<() => void>;
   #phase: phases.WatchPhase;
+  /** A flags check is on its way (one at a time, however slow the node answers). */
+  #checkingFlags = false;
 
   constructor(options: NodeWatchOptions) {
     this.#options = options;
@@ -116,6 +128,7 @@ export class NodeWatch implements LockWatch {
     this.#stopTimers = [
       clock.every(HEARTBEAT_MS, () => this.#heartbeat()),
       clock.every(options.resyncIntervalMs, () => this.#relists.request("resync")),
+      clock.every(options.notifyCheckIntervalMs ?? NOTIFY_CHECK_MS, () => void this.#checkFlags()),
     ];
   }
 
@@ -302,6 +315,24 @@ export class NodeWatch implements LockWatch {
     void this.#intake.heartbeat().then((sentAtMs) => {
       if (sentAtMs !== null) this.#dispatch({ type: "caughtUp", sentAtMs });
     });
+  }
+
+  /**
+   * A watched node whose flags lost what the index needs: a gap from when they were last seen whole
+   * (the index may lack what changed since; not complete until the relist ends), and a relist, which
+   * turns them back on when allowed or polls the node until they are back.
+   */
+  async #checkFlags(): Promise<void> {
+    if (this.#checkingFlags || this.mode() !== "watching" || this.#lister.progress) return;
+    this.#checkingFlags = true;
+    try {
+      const lostSinceMs = await this.#watcher.flagsLostSince();
+      if (lostSinceMs === null || this.mode() !== "watching") return;
+      this.#dispatch({ type: "gap", reason: "notifications", atMs: lostSinceMs });
+      this.#relists.request("notifications");
+    } finally {
+      this.#checkingFlags = false;
+    }
   }
 
   /** One listing (lister.ts), then what follows it: watching, a relist, or the next polling pass. */
