@@ -4,8 +4,10 @@ import "server-only";
  * it first checks every node and changes nothing if any holds another value (the lock moved on
  * since the operator looked); then, as `decide` says, it compare-and-sets a tombstone per node
  * (docs/holder-sessions.md), compare-and-deletes (the explicit delete-now), or writes nothing, so a
- * value that changes between check and write is still never touched. With `force: true` there is
- * no check: each node's script tombstones (or deletes) whatever lock that node holds.
+ * value that changes between check and write is still never touched. With `force: true` the check
+ * only asks whether every node holds a lock format: then each node's script tombstones (or
+ * deletes) whatever lock that node holds. A value of no lock format (issue 49 row 3) is written on
+ * no node, unless an admin said `notALock: true`.
  */
 import { randomUUID } from "node:crypto";
 import type { ForceReleaseNodeResult, ForceReleaseRequest } from "@/lib/api";
@@ -39,6 +41,11 @@ export interface ForceReleaseOutcome {
   readonly nodes: ForceReleaseNodeResult[];
   /** True when some node held another value than expected: the answer is 409. */
   readonly valueChanged: boolean;
+  /**
+   * Nodes whose value had no lock format (the script judged it there): left alone (409
+   * not_a_lock), or acted on because an admin said `notALock: true`.
+   */
+  readonly notALockCount: number;
   /** Nodes that did not answer: the audit line skips them rather than wait again. */
   readonly silentNodeIds: ReadonlySet<string>;
   /**
@@ -51,7 +58,13 @@ export interface ForceReleaseOutcome {
 
 const MARKER_PREFIX = "redlock:console:force-release:";
 
-const UNREACHABLE = { outcome: "unreachable", holder: null, type: null, pttlMs: null } as const;
+const UNREACHABLE = {
+  outcome: "unreachable",
+  holder: null,
+  type: null,
+  pttlMs: null,
+  notALock: false,
+} as const;
 
 const EMPTY_CHECK: CheckedNodes = {
   redisson: false,
@@ -142,6 +155,8 @@ export interface ForceReleaseTarget {
   readonly expectedValue?: string;
   /** `sha1:<12 hex>`: compared with the SHA-1 of what each node holds (force-release-node.ts). */
   readonly expectedDigest?: string;
+  /** Act on a value of no lock format too: an admin's explicit `notALock: true`. */
+  readonly notALock?: boolean;
 }
 
 export async function forceRelease(
@@ -149,7 +164,7 @@ export async function forceRelease(
   target: ForceReleaseTarget,
   options: ForceReleaseOptions,
 ): Promise<ForceReleaseOutcome> {
-  const { key, expectedValue, expectedDigest } = target;
+  const { key, expectedValue, expectedDigest, notALock } = target;
   const resource = describeKey(key).resource;
   const compared = expectedValue !== undefined || expectedDigest !== undefined;
   const expected =
@@ -159,7 +174,7 @@ export async function forceRelease(
   const markerKey = `${MARKER_PREFIX}${slotHashTag(key)}:${randomUUID()}`;
   const runAll = async (request: NodeRequest): Promise<NodeAnswer[]> => {
     const replies = await nodesFanOut.run(request.mode === "check" ? "read" : "write", (node) =>
-      forceReleaseOnNode(node, key, request, markerKey),
+      forceReleaseOnNode(node, key, { ...request, notALock }, markerKey),
     );
     return replies.map((reply) =>
       reply.answered
@@ -168,10 +183,17 @@ export async function forceRelease(
     );
   };
   const checks = compared ? await runAll({ mode: "check", expected }) : null;
+  // force: true compares nothing, but a value of no lock format on any node stops it before any
+  // write, as a compare does: an application's key is never half tombstoned. The write's script
+  // judges again (a value may change in between) and leaves such a value alone even then.
+  const formatChecks =
+    checks ?? (notALock === true ? null : await runAll({ mode: "check", expected: "" }));
   const { silentNodeIds, pendingNodeIds } = nodesFanOut;
   const written = { silentNodeIds, pendingNodeIds, markerKey };
-  if (checks?.some((answer) => answer.outcome === "mismatch" || answer.outcome === "not_a_lock"))
+  if (checks?.some((answer) => answer.outcome === "mismatch"))
     return outcomeOf(resource, nodes, checks, written);
+  if (formatChecks?.some((answer) => answer.outcome === "not_a_lock"))
+    return outcomeOf(resource, nodes, formatChecks, written);
   const disposal = await options.decide(checks ? checkedNodes(checks) : EMPTY_CHECK);
   if (disposal.mode === "none")
     return outcomeOf(resource, nodes, unwritten(checked(checks), disposal.reserved), written);
@@ -204,7 +226,9 @@ function outcomeOf(
     reservedCount: count("reserved"),
     hashCount: answers.filter((answer) => answer.outcome === "hash").length,
     nodes: results,
-    valueChanged: results.some((result) => result.outcome === "mismatch"),
+    // A value of no lock format is no other holder's: not_a_lock, never value_changed.
+    valueChanged: answers.some((answer) => answer.outcome === "mismatch"),
+    notALockCount: answers.filter((answer) => answer.notALock).length,
     ...written,
   };
 }
