@@ -113,7 +113,7 @@ describe("row 3: the console writes only what it may read", () => {
     expect(await pttlsOf(key)).toEqual(Array(5).fill(-1));
   });
 
-  it("refuses force: true when some nodes hold a lock and others an application's value: nothing written on any node", async () => {
+  it("force: true over nodes holding a lock and nodes holding an application's value: the locks tombstoned, the values left whole, the answer says so", async () => {
     const key = inside("app:user:44");
     const lock = "ef".repeat(20);
     await Promise.all(
@@ -124,9 +124,13 @@ describe("row 3: the console writes only what it may read", () => {
     const answer = await rbac.as<Answer>("olga", "/api/locks/force-release", {
       body: { resource: key, force: true, reason: "row 3, mixed" },
     });
-    expect(answer.status).toBe(409);
-    expect(answer.body.error.code).toBe("not_a_lock");
-    expect(await rbac.valuesOf(key)).toEqual([lock, lock, lock, appValue, appValue]);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ tombstonedCount: 3, notALockCount: 2 });
+    expect(answer.body.summary).toContain("left exactly as it was");
+    const values = await rbac.valuesOf(key);
+    expect(values.slice(0, 3).every((value) => value?.startsWith("rlx:"))).toBe(true);
+    expect(values.slice(3)).toEqual([appValue, appValue]);
+    expect((await pttlsOf(key)).slice(3)).toEqual([-1, -1]);
   });
 
   it("lets an admin act on it with notALock: true, the answer and the audit saying it was not a lock", async () => {

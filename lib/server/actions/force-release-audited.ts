@@ -37,9 +37,15 @@ export function describeWrites(
 }
 
 /** The failure's code before the audit line ("" for a success). */
-/** Some node's value had no lock format and no admin said `notALock: true`: nothing of it was touched. */
+/**
+ * Some node's value had no lock format, no admin said `notALock: true`, and nothing was written:
+ * the 409. (With force: true, nodes that held a lock were force-released as asked: a 200 that
+ * says which nodes were left alone.)
+ */
 const refusedNotALock = (body: ForceReleaseRequest, { outcome }: HolderRelease) =>
-  body.notALock !== true && outcome.notALockCount > 0;
+  body.notALock !== true &&
+  outcome.notALockCount > 0 &&
+  outcome.deletedCount + outcome.tombstonedCount === 0;
 
 /** What the answer and the audit say of values of no lock format ("" when there were none). */
 function notALockWords(body: ForceReleaseRequest, { outcome }: HolderRelease): string {

@@ -4,10 +4,10 @@ import "server-only";
  * it first checks every node and changes nothing if any holds another value (the lock moved on
  * since the operator looked); then, as `decide` says, it compare-and-sets a tombstone per node
  * (docs/holder-sessions.md), compare-and-deletes (the explicit delete-now), or writes nothing, so a
- * value that changes between check and write is still never touched. With `force: true` the check
- * only asks whether every node holds a lock format: then each node's script tombstones (or
- * deletes) whatever lock that node holds. A value of no lock format (issue 49 row 3) is written on
- * no node, unless an admin said `notALock: true`.
+ * value that changes between check and write is still never touched. With `force: true` there is
+ * no check: each node's script tombstones (or deletes) whatever lock that node holds. A value of no
+ * lock format (issue 49 row 3) is left alone by the script on its node, unless an admin said
+ * `notALock: true` (a check finding one on any node writes nothing anywhere).
  */
 import { randomUUID } from "node:crypto";
 import type { ForceReleaseNodeResult, ForceReleaseRequest } from "@/lib/api";
@@ -183,17 +183,10 @@ export async function forceRelease(
     );
   };
   const checks = compared ? await runAll({ mode: "check", expected }) : null;
-  // force: true compares nothing, but a value of no lock format on any node stops it before any
-  // write, as a compare does: an application's key is never half tombstoned. The write's script
-  // judges again (a value may change in between) and leaves such a value alone even then.
-  const formatChecks =
-    checks ?? (notALock === true ? null : await runAll({ mode: "check", expected: "" }));
   const { silentNodeIds, pendingNodeIds } = nodesFanOut;
   const written = { silentNodeIds, pendingNodeIds, markerKey };
-  if (checks?.some((answer) => answer.outcome === "mismatch"))
+  if (checks?.some((answer) => answer.outcome === "mismatch" || answer.outcome === "not_a_lock"))
     return outcomeOf(resource, nodes, checks, written);
-  if (formatChecks?.some((answer) => answer.outcome === "not_a_lock"))
-    return outcomeOf(resource, nodes, formatChecks, written);
   const disposal = await options.decide(checks ? checkedNodes(checks) : EMPTY_CHECK);
   if (disposal.mode === "none")
     return outcomeOf(resource, nodes, unwritten(checked(checks), disposal.reserved), written);
