@@ -37,7 +37,9 @@ const EXPLANATIONS: Record<ClientErrorCode, string> = {
   payload_too_large: "The request is too large.",
   not_found: "Nothing was found there.",
   outside_lock_match:
-    "This key is outside LOCK_MATCH: the console reads and shows only the keys it was told are locks.",
+    "This key is outside LOCK_MATCH: the console reads, shows and writes only the keys it was told are locks.",
+  not_a_lock:
+    "This key's value has no lock format (it may be an application's data), so it was left exactly as it is.",
   method_not_allowed: "This address does not accept that kind of request.",
   unsupported_media_type: "The request must be sent as JSON (Content-Type: application/json).",
   http_error: "The console answered with an unexpected error.",

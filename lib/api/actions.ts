@@ -146,6 +146,11 @@ export const forceReleaseRequestSchema = z
     noSession: noSessionChoiceSchema.optional(),
     /** @default "tombstone" */
     disposal: forceReleaseDisposalSchema.optional(),
+    /**
+     * Admin only: act on the key even where its value has no lock format (an application's value
+     * under LOCK_MATCH). Without it such a value is left as it is and the answer is 409 not_a_lock.
+     */
+    notALock: z.literal(true).optional(),
     reason: reasonSchema,
     /** The incident this is for: an http(s) link kept in the audit entry. */
     incident: incidentUrlSchema.optional(),
@@ -248,6 +253,11 @@ export const forceReleaseResponseSchema = z.object({
   nodes: z.array(forceReleaseNodeResultSchema),
   /** Id of the audit entry recording the action (also in the tombstone and the notice). */
   auditId: z.string(),
+  /**
+   * Nodes whose value had no lock format: left alone (the 409 not_a_lock's details), or acted on
+   * because an admin said `notALock: true`.
+   */
+  notALockCount: z.number().int(),
 });
 export type ForceReleaseResponse = z.infer<typeof forceReleaseResponseSchema>;
 

@@ -16,7 +16,8 @@ export { RESERVED_PREFIX };
 /**
  * Longest resource name accepted, in bytes: in bodies, in paths, and as base64. A bound (keys are
  * read and compared whole), but one that fits a key's base64 in a URL under Node's 16 KB limit.
- * Longer keys still show in the list; they cannot be opened or acted upon here.
+ * Longer keys are never listed (issue 49 row 9: a listing counts them skipped): the console lists
+ * only the locks it can open and act on.
  */
 export const MAX_RESOURCE_BYTES = 8192;
 /** Longest base64 text of a resource name (MAX_RESOURCE_BYTES bytes, padded). */

@@ -22,10 +22,16 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   /**
-   * `GET /api/locks/{resource}` of a key no pattern of LOCK_MATCH covers: the console reads and shows
-   * only the keys it was told are locks (issue 32 row 2).
+   * A key no pattern of LOCK_MATCH covers: the console reads and shows only the keys it was told
+   * are locks (issue 32 row 2), and writes no other (issue 49 rows 3 and 8: every write route).
    */
   outside_lock_match: 404,
+  /**
+   * Force-release of a key whose value has no lock format on some node (an application's value
+   * under LOCK_MATCH), judged by the script that writes: nothing of it was touched. Only an admin's
+   * explicit `notALock: true` acts on it.
+   */
+  not_a_lock: 409,
   method_not_allowed: 405,
   /** Acquire: the resource is held by someone else (or no majority could be reached in time). */
   resource_locked: 409,

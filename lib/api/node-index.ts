@@ -156,8 +156,9 @@ export const nodeIndexSchema = z.object({
    */
   truncated: z.boolean(),
   /**
-   * Keys matching LOCK_MATCH that the last complete listing skipped: no lock of a recognised format
-   * (see listingProgressSchema.keysSkipped); 0 before the first listing.
+   * Keys matching LOCK_MATCH that the last complete listing skipped: no lock of a recognised format,
+   * or a name longer than MAX_RESOURCE_BYTES (no route could act on it), never read (see
+   * listingProgressSchema.keysSkipped); 0 before the first listing.
    */
   skippedKeys: z.number().int().nonnegative(),
   /** Keys per second the console may visit or read on this node (CONSOLE_SCAN_BUDGET_PER_S). */

@@ -64,7 +64,7 @@ const PINNED_SHAS: Record<keyof typeof SCRIPTS, string> = {
   READ_KEYS_SCRIPT: "7e38457de73f07fea94c3c47ecc649170a6bd3d4",
   READ_KEYS_ON_SHARD_SCRIPT: "e424f543d3fc7379b58e679ed00ad9b1e39bcc5a",
   READ_ONE_SCRIPT: "514f7c79ace01e49981b13ea14cf0fdd987b0f62",
-  FORCE_RELEASE_SCRIPT: "b561c5881dd1100c5dccd419ccda64699c8d2642",
+  FORCE_RELEASE_SCRIPT: "49d6df80a02bb3a791de17837242cb4daaffaffa",
   REVOKE_SCRIPT: "ade192b0fcea6ba372da6522848559c8409b6616",
   GUARDED_ACQUIRE: "e153be27b58c7be76a995117429ce7f5971b1573",
   GUARDED_EXTEND: "17200b39a44c27f9d4d2469cc81949a0df9c823e",
@@ -111,7 +111,7 @@ describe("script shas", () => {
     const reply = await FORCE_RELEASE_SCRIPT.run(
       client(),
       ["shas-test:absent", "redlock:owner:shas-test:absent"],
-      ["check", ""],
+      ["check", "", ""],
     );
     expect(reply).toEqual(["absent", ""]);
     expect(await client().script("EXISTS", FORCE_RELEASE_SCRIPT.sha)).toEqual([1]);

@@ -274,10 +274,12 @@ describe("force-release by the holder's liveness", () => {
   });
 
   it("bounds a tombstone over a value without TTL to one session window", async () => {
-    await Promise.all(fixture.nodes.map((node) => node.set(key("no-ttl"), "f".repeat(40))));
+    // Without a TTL only a value of this library's format is a lock (lock-format.ts): no session.
+    const value = `rl1:${"f".repeat(40)}:{"acquiredAt":${Date.now()},"ttlMs":30000,"labels":{}}`;
+    await Promise.all(fixture.nodes.map((node) => node.set(key("no-ttl"), value)));
     await forceReleaseOf({
       resource: key("no-ttl"),
-      expectedValue: "f".repeat(40),
+      expectedValue: value,
       noSession: "hold-until-ttl",
       reason: "no ttl at all",
     });
@@ -373,7 +375,8 @@ describe("force-release by the holder's liveness", () => {
     const mine = session.value(30_000);
     const theirs = other.value(30_000);
     const bare = "7".repeat(40);
-    const foreign = "redsync-style-value";
+    // redsync's shape (16 random bytes, raw base64): another library's lock, still force-released.
+    const foreign = "c2VjcmV0LXJlZHN5bmMtdg";
     const held = [mine, mine, theirs, bare, foreign];
     await Promise.all(
       fixture.nodes.map((node, index) => node.set(key("forced-any"), held[index]!, "PX", 30_000)),

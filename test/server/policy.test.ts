@@ -9,6 +9,7 @@ import {
   decideConsole,
   decideLock,
   decideResource,
+  decideWholeLock,
   readsValues,
   type Action,
   type LockTarget,
@@ -147,6 +148,74 @@ describe("decideLock: one grant must cover both the role and the lock", () => {
     expect(refusal([], lock("a", null), "acquire")).toBe(
       "Acquiring in the playground needs operator for resource a; you have no role (no CONSOLE_RBAC rule names your groups).",
     );
+  });
+});
+
+describe("decideWholeLock: one grant over every resource the lock holds (issue 49 row 4)", () => {
+  const known = (...resources: string[]) => ({ known: true as const, resources });
+  const unknown = { known: false as const, why: "this value names no holder session" };
+  it.each<[string, string[], { known: boolean }, string | null, boolean]>([
+    [
+      "orders operator, every resource under orders:*",
+      ["orders-oncall"],
+      known("orders:1", "orders:2"),
+      null,
+      true,
+    ],
+    [
+      "orders operator, one resource outside",
+      ["orders-oncall"],
+      known("orders:1", "carts:1"),
+      null,
+      false,
+    ],
+    ["orders operator, a set it cannot know", ["orders-oncall"], unknown, null, false],
+    [
+      "payments operator (by service), a set it cannot know",
+      ["payments-oncall"],
+      unknown,
+      "payments",
+      true,
+    ],
+    ["payments operator, another service's lock", ["payments-oncall"], unknown, "orders", false],
+    ["admin of everything, a set it cannot know", ["sre"], unknown, null, true],
+    // A semaphore's permit, and a read-write lock's writer, by the group's name.
+    [
+      "orders operator, a permit of semaphore orders:x",
+      ["orders-oncall"],
+      known("{orders:x}#0", "{orders:x}#w"),
+      null,
+      true,
+    ],
+    [
+      "orders operator, a permit of semaphore carts:x",
+      ["orders-oncall"],
+      known("{carts:x}#1"),
+      null,
+      false,
+    ],
+  ])("%s", (_name, groups, resources, service, allowed) => {
+    const decision = decideWholeLock(grants(...groups), "force-release", {
+      resources: resources as Parameters<typeof decideWholeLock>[2]["resources"],
+      service,
+    });
+    expect(decision.allowed).toBe(allowed);
+  });
+
+  it("names the resources outside the scope, or why the set is unknown", () => {
+    const outside = decideWholeLock(grants("orders-oncall"), "revoke", {
+      resources: known("orders:1", "carts:1"),
+      service: null,
+    });
+    expect(outside).toMatchObject({ allowed: false });
+    expect(!outside.allowed && outside.reason).toBe(
+      "Asking the holder to release needs operator for every resource of this lock: it holds 2 (orders:1, carts:1), and its holder loses all of them at once; outside your scope: carts:1; you have operator for resource orders:*.",
+    );
+    const notKnown = decideWholeLock(grants("orders-oncall"), "force-release", {
+      resources: unknown,
+      service: null,
+    });
+    expect(!notKnown.allowed && notKnown.reason).toContain("this value names no holder session");
   });
 });
 

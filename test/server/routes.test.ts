@@ -199,7 +199,11 @@ describe("force-release", () => {
   });
 
   it("force-releases a Redisson hash lock by its holder field with delete-now", async () => {
-    for (const node of nodes) await node.hset(key("redisson"), "uuid-1:9", "1");
+    // With a TTL: without one, only UUID holder fields make a hash a lock (lock-format.ts).
+    for (const node of nodes) {
+      await node.hset(key("redisson"), "uuid-1:9", "1");
+      await node.pexpire(key("redisson"), 30_000);
+    }
     const response = await call<ForceReleaseResponse>(
       forceRelease.POST,
       "/api/locks/force-release",

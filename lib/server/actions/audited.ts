@@ -22,6 +22,7 @@ import type { ActionDeps } from "./deps";
 import type { LockDeps } from "./lock-actions";
 import { CONSOLE_SERVICE, consoleOwnerLabels } from "./console-owner";
 import { isApiError } from "../errors";
+import { assertWritableKey } from "../locks/read/lock-match";
 import { acquireLock, assertNotReserved, extendLock, releaseLock } from "./lock-actions";
 
 export interface Actor {
@@ -53,7 +54,10 @@ export const actorRecord = (actor: Actor, needed: Role) => ({
 });
 
 /** What the playground's audited actions use: their lock calls and what they record. */
-type AuditedDeps = Pick<ActionDeps, "redlock" | "registry" | "audit" | "metrics" | "probe">;
+type AuditedDeps = Pick<
+  ActionDeps,
+  "redlock" | "registry" | "audit" | "metrics" | "probe" | "config"
+>;
 
 /** One manual action: what it is, what it runs, and how its audit entry sums up a success. */
 interface AuditedAction<Body extends { resources: string[] }, Result> {
@@ -70,6 +74,9 @@ function audited<Body extends { resources: string[] }, Result>(
 ): (ctx: AuditedDeps, actor: Actor, body: Body) => Promise<Result> {
   return async (ctx, actor, body) => {
     assertNotReserved(body.resources); // a bad request: refused before it is audited or probed
+    // The console writes only keys it reads as locks (LOCK_MATCH): none it would never list.
+    for (const resource of body.resources)
+      assertWritableKey(ctx.config.lockMatch, Buffer.from(resource, "utf8"));
     // The playground's locks are held by the console's own service: a grant must cover each one.
     for (const resource of body.resources)
       assertLockAction(actor.principal, spec.action, { resource, service: CONSOLE_SERVICE });

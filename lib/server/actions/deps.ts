@@ -14,7 +14,7 @@ import type { Timeline } from "../timeline/timeline";
  * touches; the console (console.ts) satisfies all of it by shape and is passed as is.
  */
 export interface ActionDeps {
-  readonly config: Pick<ConsoleConfig, "trustProxy">;
+  readonly config: Pick<ConsoleConfig, "trustProxy" | "lockMatch">;
   readonly registry: Pick<NodeRegistry, "nodes" | "quorumSize">;
   /** The console's own Redlock: the playground's locks, and the drift factor of the unlock rule. */
   readonly redlock: Redlock;

@@ -9,14 +9,16 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { ForceReleaseRequest, ForceReleaseResponse } from "@/lib/api";
 import type { AuditRecord } from "../audit/audit-trail";
-import type { RecordDeps } from "./deps";
-import { checkAfterRead } from "../auth/authorize";
+import type { ActionDeps, RecordDeps } from "./deps";
+import { assertLockAction, checkAfterRead } from "../auth/authorize";
 import { ApiError } from "../errors";
 import { describeKey } from "../locks/read/key-name";
 import { actorRecord, type Actor } from "./audited";
 import { keyOf } from "./force-release";
 import { followUpPendingNodes } from "./force-release-follow-up";
 import { assertWritableFormat } from "./read-only-formats";
+import { assertWritableKey } from "../locks/read/lock-match";
+import { assertWholeLock, type LockScopeDeps } from "./lock-scope";
 import { releaseHolder, type HolderRelease, type HolderReleaseDeps } from "./holder-release";
 
 /** "tombstoned on 5 node(s)", "deleted on 3 node(s)", or both. */
@@ -35,7 +37,27 @@ export function describeWrites(
 }
 
 /** The failure's code before the audit line ("" for a success). */
-function failureCode({ outcome, quorumUnavailable }: HolderRelease): string {
+/**
+ * Some node's value had no lock format, no admin said `notALock: true`, and nothing was written:
+ * the 409. (With force: true, nodes that held a lock were force-released as asked: a 200 that
+ * says which nodes were left alone.)
+ */
+const refusedNotALock = (body: ForceReleaseRequest, { outcome }: HolderRelease) =>
+  body.notALock !== true &&
+  outcome.notALockCount > 0 &&
+  outcome.deletedCount + outcome.tombstonedCount === 0;
+
+/** What the answer and the audit say of values of no lock format ("" when there were none). */
+function notALockWords(body: ForceReleaseRequest, { outcome }: HolderRelease): string {
+  if (outcome.notALockCount === 0) return "";
+  return body.notALock === true
+    ? `not a lock: ${outcome.notALockCount} node(s) held a value of no lock format, acted on as an admin explicitly said (notALock: true); `
+    : `not a lock: ${outcome.notALockCount} node(s) held a value of no lock format, left exactly as it was; `;
+}
+
+function failureCode(body: ForceReleaseRequest, release: HolderRelease): string {
+  const { outcome, quorumUnavailable } = release;
+  if (refusedNotALock(body, release)) return "not_a_lock: ";
   if (outcome.valueChanged) return "value_changed: ";
   if (outcome.hashCount > 0) return "hash_lock_needs_delete_now: ";
   return quorumUnavailable ? "quorum_unavailable: " : "";
@@ -53,7 +75,11 @@ function forceReleaseRecord(
       : release.mode === "deleted"
         ? "compare-and-delete"
         : "compare-and-set of a tombstone";
-  const failed = outcome.valueChanged || outcome.hashCount > 0 || release.quorumUnavailable;
+  const failed =
+    refusedNotALock(body, release) ||
+    outcome.valueChanged ||
+    outcome.hashCount > 0 ||
+    release.quorumUnavailable;
   return {
     action: "force-release",
     ...actorRecord(actor, "operator"),
@@ -62,7 +88,7 @@ function forceReleaseRecord(
     reason: body.reason,
     outcome: failed ? "failure" : "success",
     detail:
-      `${failureCode(release)}${check}, ${release.why}` +
+      `${failureCode(body, release)}${notALockWords(body, release)}${check}, ${release.why}` +
       (outcome.pendingNodeIds.length > 0
         ? `; no answer in time from ${outcome.pendingNodeIds.join(", ")}: a follow-up entry records what the queued write did there`
         : ""),
@@ -71,30 +97,42 @@ function forceReleaseRecord(
 
 /** Force-release; a changed value is audited as a failure and answered 409 with the per-node outcome. */
 export async function forceReleaseAudited(
-  ctx: HolderReleaseDeps & RecordDeps,
+  ctx: HolderReleaseDeps & RecordDeps & LockScopeDeps & Pick<ActionDeps, "config">,
   actor: Actor,
   body: ForceReleaseRequest,
 ): Promise<ForceReleaseResponse> {
   // The id is known before the write: the tombstone and the holder's notice carry it.
   const auditId = randomUUID();
   const key = keyOf(body);
+  assertWritableKey(ctx.config.lockMatch, key);
   await assertWritableFormat(ctx, key);
   // The immediate delete is an admin's choice; a tombstone is an operator's. Either within scope.
   const deletes = body.disposal === "delete-now" || body.noSession === "release-now";
   const action = deletes ? "force-delete" : "force-release";
   const { resource } = describeKey(key);
+  // Acting on a value of no lock format may destroy an application's data: an admin's explicit call.
+  if (body.notALock === true)
+    assertLockAction(actor.principal, "force-not-a-lock", { resource, service: null });
   const afterRead = checkAfterRead(actor.principal, action, resource, body.expectedValue);
+  // The whole lock: every resource the same value holds, decided on the value that is written.
+  await ctx.sessionHoldings.caughtUp();
+  const wholeLock = (value: string | null) =>
+    assertWholeLock(ctx, actor.principal, action, key.toString("latin1"), value);
+  if (body.expectedValue !== undefined) wholeLock(body.expectedValue);
   const release = await releaseHolder(
     { ctx, by: actor.principal.label, auditId },
     {
       key,
-      authorize: afterRead
-        ? (holder) => afterRead(holder ?? body.expectedValue ?? null)
-        : undefined,
+      authorize: (holder) => {
+        const value = holder ?? body.expectedValue ?? null;
+        afterRead?.(value);
+        if (body.expectedValue === undefined) wholeLock(value);
+      },
       expectedValue: body.expectedValue,
       expectedDigest: body.valueDigest,
       noSession: body.noSession,
       disposal: body.disposal,
+      notALock: body.notALock,
       reason: body.reason,
     },
   );
@@ -118,10 +156,18 @@ export async function forceReleaseAudited(
     reservedUntil: release.reservedUntil,
     overlapPossibleUntil: release.overlapPossibleUntil,
     majority: release.majority,
-    summary: release.summary,
+    summary: `${notALockWords(body, release)}${release.summary}`,
     nodes: outcome.nodes,
     auditId: entry.id,
+    notALockCount: outcome.notALockCount,
   };
+  if (refusedNotALock(body, release)) {
+    const message =
+      "This key's value has no lock format (it may be an application's data under LOCK_MATCH), " +
+      "judged on every node at the write: the console left it exactly as it was. An admin may " +
+      "still act on it with notALock: true.";
+    throw new ApiError("not_a_lock", message, { details: response });
+  }
   if (valueChanged) {
     const message =
       "A node holds another value than expected: the lock changed hands since you looked.";

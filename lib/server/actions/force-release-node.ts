@@ -11,7 +11,7 @@ import { FORCE_RELEASE_SCRIPT, type NodeOutcome } from "./force-release-lua";
  * What the script is asked to do on one node. `expected`: the value the operator saw,
  * `digest:sha1:<12 hex>` for its digest, or "" for any value (`force: true`).
  */
-export type NodeRequest =
+export type NodeRequest = (
   | { readonly mode: "check" | "delete"; readonly expected: string }
   | {
       readonly mode: "tombstone";
@@ -22,7 +22,11 @@ export type NodeRequest =
       readonly driftFactor: number;
       /** The TTL the replaced value was acquired with (its drift's base); null: the PTTL stands in. */
       readonly ttlMs: number | null;
-    };
+    }
+) & {
+  /** Act on a value of no lock format too: an admin's explicit `notALock: true`. */
+  readonly notALock?: boolean;
+};
 export type Mode = NodeRequest["mode"];
 
 /** Outcome markers outlive the follow-up's window (force-release-follow-up.ts). */
@@ -41,17 +45,21 @@ export interface NodeAnswer {
   readonly type: string | null;
   /** The key's PTTL after the call (see the script); null when absent or unreachable. */
   readonly pttlMs: number | null;
+  /** The value found had no lock format (refused, or acted on under `notALock: true`). */
+  readonly notALock: boolean;
   readonly latencyMs: number;
 }
 
 const argsOf = (request: NodeRequest) => {
+  const formats = request.notALock === true ? "any" : "";
   switch (request.mode) {
     case "check":
-      return [request.mode, request.expected] as const;
+      return [request.mode, request.expected, formats] as const;
     case "tombstone":
       return [
         request.mode,
         request.expected,
+        formats,
         OUTCOME_MARKER_TTL_MS,
         request.fields,
         request.driftFactor,
@@ -59,7 +67,7 @@ const argsOf = (request: NodeRequest) => {
         TOMBSTONE_WITHOUT_TTL_MS,
       ] as const;
     default:
-      return [request.mode, request.expected, OUTCOME_MARKER_TTL_MS] as const;
+      return [request.mode, request.expected, formats, OUTCOME_MARKER_TTL_MS] as const;
   }
 };
 
@@ -79,7 +87,7 @@ export async function forceReleaseOnNode(
   // A write sends the script's body: a paused node runs its queued command when it resumes, after
   // the call has timed out, and must run it then (an EVALSHA could meet NOSCRIPT, and its EVAL
   // retry would come after the follow-up asked what the call did).
-  const [outcome, holder, type, pttlMs] = await (request.mode === "check"
+  const [outcome, holder, type, pttlMs, format] = await (request.mode === "check"
     ? FORCE_RELEASE_SCRIPT.run(node.client, [key, ownerEntry], argsOf(request))
     : FORCE_RELEASE_SCRIPT.run(node.client, [key, ownerEntry, markerKey], argsOf(request), {
         sendBody: true,
@@ -89,5 +97,6 @@ export async function forceReleaseOnNode(
     holder: outcome === "absent" || outcome === "not_a_lock" ? null : holder,
     type: type ?? "none",
     pttlMs: pttlMs ?? null,
+    notALock: outcome === "not_a_lock" || format === "not_a_lock",
   };
 }

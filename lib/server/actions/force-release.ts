@@ -5,7 +5,9 @@ import "server-only";
  * since the operator looked); then, as `decide` says, it compare-and-sets a tombstone per node
  * (docs/holder-sessions.md), compare-and-deletes (the explicit delete-now), or writes nothing, so a
  * value that changes between check and write is still never touched. With `force: true` there is
- * no check: each node's script tombstones (or deletes) whatever lock that node holds.
+ * no check: each node's script tombstones (or deletes) whatever lock that node holds. A value of no
+ * lock format (issue 49 row 3) is left alone by the script on its node, unless an admin said
+ * `notALock: true` (a check finding one on any node writes nothing anywhere).
  */
 import { randomUUID } from "node:crypto";
 import type { ForceReleaseNodeResult, ForceReleaseRequest } from "@/lib/api";
@@ -39,6 +41,11 @@ export interface ForceReleaseOutcome {
   readonly nodes: ForceReleaseNodeResult[];
   /** True when some node held another value than expected: the answer is 409. */
   readonly valueChanged: boolean;
+  /**
+   * Nodes whose value had no lock format (the script judged it there): left alone (409
+   * not_a_lock), or acted on because an admin said `notALock: true`.
+   */
+  readonly notALockCount: number;
   /** Nodes that did not answer: the audit line skips them rather than wait again. */
   readonly silentNodeIds: ReadonlySet<string>;
   /**
@@ -51,7 +58,13 @@ export interface ForceReleaseOutcome {
 
 const MARKER_PREFIX = "redlock:console:force-release:";
 
-const UNREACHABLE = { outcome: "unreachable", holder: null, type: null, pttlMs: null } as const;
+const UNREACHABLE = {
+  outcome: "unreachable",
+  holder: null,
+  type: null,
+  pttlMs: null,
+  notALock: false,
+} as const;
 
 const EMPTY_CHECK: CheckedNodes = {
   redisson: false,
@@ -142,6 +155,8 @@ export interface ForceReleaseTarget {
   readonly expectedValue?: string;
   /** `sha1:<12 hex>`: compared with the SHA-1 of what each node holds (force-release-node.ts). */
   readonly expectedDigest?: string;
+  /** Act on a value of no lock format too: an admin's explicit `notALock: true`. */
+  readonly notALock?: boolean;
 }
 
 export async function forceRelease(
@@ -149,7 +164,7 @@ export async function forceRelease(
   target: ForceReleaseTarget,
   options: ForceReleaseOptions,
 ): Promise<ForceReleaseOutcome> {
-  const { key, expectedValue, expectedDigest } = target;
+  const { key, expectedValue, expectedDigest, notALock } = target;
   const resource = describeKey(key).resource;
   const compared = expectedValue !== undefined || expectedDigest !== undefined;
   const expected =
@@ -159,7 +174,7 @@ export async function forceRelease(
   const markerKey = `${MARKER_PREFIX}${slotHashTag(key)}:${randomUUID()}`;
   const runAll = async (request: NodeRequest): Promise<NodeAnswer[]> => {
     const replies = await nodesFanOut.run(request.mode === "check" ? "read" : "write", (node) =>
-      forceReleaseOnNode(node, key, request, markerKey),
+      forceReleaseOnNode(node, key, { ...request, notALock }, markerKey),
     );
     return replies.map((reply) =>
       reply.answered
@@ -204,7 +219,9 @@ function outcomeOf(
     reservedCount: count("reserved"),
     hashCount: answers.filter((answer) => answer.outcome === "hash").length,
     nodes: results,
-    valueChanged: results.some((result) => result.outcome === "mismatch"),
+    // A value of no lock format is no other holder's: not_a_lock, never value_changed.
+    valueChanged: answers.some((answer) => answer.outcome === "mismatch"),
+    notALockCount: answers.filter((answer) => answer.notALock).length,
     ...written,
   };
 }

@@ -31,6 +31,8 @@ export interface HolderReleaseRequest {
   readonly noSession?: NoSessionChoice;
   /** @default "tombstone"; "delete-now" is the operator's explicit immediate delete. */
   readonly disposal?: ForceReleaseDisposal;
+  /** Act on a value of no lock format too (an admin's explicit `notALock: true`). */
+  readonly notALock?: boolean;
   readonly reason: string;
   /**
    * Called with the value the check found on the nodes (null: none, or no check with `force:

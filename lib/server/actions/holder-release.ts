@@ -45,7 +45,7 @@ export async function releaseHolder(
   };
   const outcome = await forceRelease(
     ctx.registry.nodes,
-    { key, expectedValue, expectedDigest },
+    { key, expectedValue, expectedDigest, notALock: request.notALock },
     {
       deadlineMs: ctx.nodeDeadlineMs,
       isHung: ctx.isHung,

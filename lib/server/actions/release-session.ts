@@ -26,6 +26,8 @@ import { isTombstone } from "../locks/read/tombstone";
 import type { Liveness } from "../sessions/liveness";
 import { readLiveness } from "../sessions/read-session";
 import type { Actor } from "./audited";
+import { assertWritableKey } from "../locks/read/lock-match";
+import { assertWholeLock } from "./lock-scope";
 import { auditSessionRelease } from "./release-session-audit";
 import {
   actionFor,
@@ -38,7 +40,7 @@ import {
 export async function releaseSessionAudited(
   ctx: HolderReleaseDeps &
     FollowUpDeps &
-    Pick<ActionDeps, "index" | "sessionHoldings" | "probe" | "metrics">,
+    Pick<ActionDeps, "index" | "sessionHoldings" | "probe" | "metrics" | "config">,
   actor: Actor,
   sessionId: string,
   body: HolderSessionReleaseRequest,
@@ -50,7 +52,11 @@ export async function releaseSessionAudited(
   const releasing = holdings.filter((holding) => isTombstone(holding.value));
   const candidates = holdings.filter((holding) => !isTombstone(holding.value));
   const chosen = candidates.slice(0, MAX_SESSION_RELEASE_LOCKS);
+  for (const { key } of chosen) assertWritableKey(ctx.config.lockMatch, Buffer.from(key, "latin1"));
   assertEveryLockInScope(actor.principal, chosen);
+  // Each holder lets go of a whole lock at once: its resources past the chosen ones count too.
+  for (const { key, value } of chosen)
+    assertWholeLock(ctx, actor.principal, "release-session", key, value);
   const force = body.force ?? false;
   // Fresh from the nodes: deciding never trusts the index.
   const readNow = () => readLiveness(ctx.registry.nodes, sessionId, ctx.nodeDeadlineMs);

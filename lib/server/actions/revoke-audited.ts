@@ -12,7 +12,9 @@ import type { RevokeMarker } from "@redlock-console/redlock";
 import { DEFAULT_REVOKE_DEADLINE_MS, type RevokeRequest, type RevokeResponse } from "@/lib/api";
 import type { AuditRecord } from "../audit/audit-trail";
 import { assertWritableFormat } from "./read-only-formats";
-import type { NodeDeps, RecordDeps } from "./deps";
+import type { ActionDeps, NodeDeps, RecordDeps } from "./deps";
+import { assertWritableKey } from "../locks/read/lock-match";
+import { assertWholeLock, type LockScopeDeps } from "./lock-scope";
 import { assertLockAction, serviceOfValue } from "../auth/authorize";
 import { ApiError } from "../errors";
 import { describeKey } from "../locks/read/key-name";
@@ -28,11 +30,12 @@ const NO_SESSION =
   "This holder has no session (its value carries no session id: another library, or session: false), so it cannot be asked to release: it can only be force-released.";
 
 export async function revokeAudited(
-  ctx: NodeDeps & RecordDeps,
+  ctx: NodeDeps & RecordDeps & LockScopeDeps & Pick<ActionDeps, "config">,
   actor: Actor,
   body: RevokeRequest,
 ): Promise<RevokeResponse> {
   const key = keyOf(body);
+  assertWritableKey(ctx.config.lockMatch, key);
   await assertWritableFormat(ctx, key);
   const { resource } = describeKey(key);
   // The marker is written only where the nodes hold exactly this value: its service is the lock's.
@@ -40,6 +43,9 @@ export async function revokeAudited(
     resource,
     service: serviceOfValue(body.expectedValue),
   });
+  // The holder, asked, lets go of the whole lock: every resource the value holds is in scope.
+  await ctx.sessionHoldings.caughtUp();
+  assertWholeLock(ctx, actor.principal, "revoke", key.toString("latin1"), body.expectedValue);
   const auditId = randomUUID();
   const record = (outcome: "success" | "failure", detail: string): AuditRecord => ({
     action: "revoke",

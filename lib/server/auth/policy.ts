@@ -8,6 +8,7 @@
  * and the UI shows only the actions it allows, explaining the others in the same words.
  */
 import { globMatch } from "../locks/read/glob";
+import { scopeNameOf } from "../locks/read/member-shape";
 import { highestRole, roleAtLeast, type Grant, type Role } from "./identity";
 
 interface ActionRule {
@@ -28,6 +29,12 @@ export const ACTIONS = {
   /** The immediate delete (`disposal: "delete-now"`): the holder may still act as the owner. */
   "force-delete": { role: "admin", words: "Deleting a lock now", on: "lock" },
   "release-session": { role: "operator", words: "Releasing a holder session", on: "lock" },
+  /** Force-release of a value of no lock format (`notALock: true`): it may be application data. */
+  "force-not-a-lock": {
+    role: "admin",
+    words: "Force-releasing a value that is no lock",
+    on: "lock",
+  },
   /** Node settings (keyspace events): they change what every lock on the node looks like. */
   "node-admin": { role: "admin", words: "Changing a node's settings", on: "console" },
   "token-admin": { role: "admin", words: "Managing other people's tokens", on: "console" },
@@ -49,8 +56,10 @@ export type Decision =
 
 const unscoped = (grant: Grant) => grant.resources === null && grant.services === null;
 
+// A semaphore's or read-write lock's member is scoped by its group's name (member-shape.ts).
 const resourceCovered = (grant: Grant, resource: string) =>
-  grant.resources === null || grant.resources.some((glob) => globMatch(glob, resource));
+  grant.resources === null ||
+  grant.resources.some((glob) => globMatch(glob, scopeNameOf(resource)));
 
 /** Does this one grant's scope cover the lock? */
 export function covers(grant: Grant, target: LockTarget): boolean {
@@ -129,6 +138,50 @@ export function decideLock(grants: readonly Grant[], action: Action, target: Loc
   const needs = `${words} needs ${role} for ${lockWords(target, ranked)}`;
   if (ranked.length === 0) return { allowed: false, reason: `${needs}; ${youAre(grants)}.` };
   return { allowed: false, reason: `${needs}; ${youHave(ranked)}; ${holderWords(target)}.` };
+}
+
+/** The resources one lock holds, as the console knows them: every one, or unknown and why. */
+export type LockResources =
+  | { readonly known: true; readonly resources: readonly string[] }
+  | { readonly known: false; readonly why: string };
+
+/** Resources named in a refusal at most. */
+const NAMED_RESOURCES_MAX = 10;
+
+/**
+ * An action on a lock that may span several resources (issue 49 row 4): its holder loses the whole
+ * lock at once (its `using()` aborts and releases every resource), so ONE grant must cover every
+ * resource the lock holds, with its service. A set the console cannot know is covered only by a
+ * grant not scoped by resource. Asked after decideLock allowed the key itself.
+ */
+export function decideWholeLock(
+  grants: readonly Grant[],
+  action: Action,
+  lock: { readonly resources: LockResources; readonly service: string | null },
+): Decision {
+  const { role, words } = ACTIONS[action];
+  const ranked = grants.filter((grant) => roleAtLeast(grant.role, role));
+  const { resources, service } = lock;
+  const grant = ranked.find((candidate) =>
+    resources.known
+      ? resources.resources.every((resource) => covers(candidate, { resource, service }))
+      : candidate.resources === null && covers(candidate, { resource: "", service }),
+  );
+  if (grant) return { allowed: true, grant };
+  if (!resources.known)
+    return {
+      allowed: false,
+      reason: `${words} needs ${role} for every resource the lock may hold: ${resources.why}, and a grant scoped by resource covers only the resources it names; ${youHave(ranked)}.`,
+    };
+  const outside = resources.resources.filter(
+    (resource) => !ranked.some((candidate) => covers(candidate, { resource, service })),
+  );
+  const named = (outside.length > 0 ? outside : resources.resources).slice(0, NAMED_RESOURCES_MAX);
+  const more = resources.resources.length > NAMED_RESOURCES_MAX ? ", …" : "";
+  return {
+    allowed: false,
+    reason: `${words} needs ${role} for every resource of this lock: it holds ${resources.resources.length} (${resources.resources.slice(0, NAMED_RESOURCES_MAX).join(", ")}${more}), and its holder loses all of them at once; ${outside.length > 0 ? `outside your scope: ${named.join(", ")}` : "no one grant of yours covers them all"}; ${youHave(ranked)}.`,
+  };
 }
 
 /**

@@ -15,15 +15,7 @@ import {
   type LockResponse,
   type Waiter,
 } from "@/lib/api";
-import {
-  clusterSlot,
-  defineScript,
-  fenceKey,
-  legacyFenceKey,
-  permitKey,
-  RESERVED_PREFIX,
-  writerKey,
-} from "@redlock-console/redlock";
+import { clusterSlot, defineScript, fenceKey, legacyFenceKey } from "@redlock-console/redlock";
 import { readGroup } from "./read-group";
 import { ApiError } from "../../errors";
 import type { NodeKeyState } from "../read/key-state";
@@ -39,7 +31,7 @@ import {
 import { READ_KEY_LUA, READ_VALUE_MAX_BYTES } from "../read/read-key";
 import { toKeyState } from "../read/read-node";
 import { foldNodes, type FlagLimits } from "../rows/fold-nodes";
-import { compileGlob } from "../read/glob";
+import { lockMatchOf, OUTSIDE_LOCK_MATCH_READ } from "../read/lock-match";
 import type { LiveIndex } from "../rows/live-index";
 
 /**
@@ -256,7 +248,7 @@ const MISSED_NOTE =
 export function createLockReader(
   options: LockReaderOptions,
 ): (key: Buffer) => Promise<LockResponse> {
-  const matchers = options.patterns.map(compileGlob);
+  const lockMatch = lockMatchOf(options.patterns);
   const lockReads = sharedReads<FreshRead>(options.maxAgeMs);
   const sessionReads = sharedReads<HolderSession | null>(options.maxAgeMs);
   const groupReads = sharedReads<LockGroupDetail | null>(options.maxAgeMs);
@@ -310,19 +302,10 @@ export function createLockReader(
   };
   return async (key) => {
     const name = key.toString("latin1");
-    const resource = key.toString("utf8");
-    const inside = (text: string) => matchers.some((matches) => matches(text));
-    const reserved = name.startsWith(RESERVED_PREFIX);
-    const keyCovered = !reserved && inside(resource);
     // A semaphore's or read-write lock's name is read when its member keys are lock keys.
-    const groupCovered =
-      !reserved && [permitKey(resource, 0), writerKey(resource)].some((member) => inside(member));
-    if (!keyCovered && !groupCovered)
-      throw new ApiError(
-        "outside_lock_match",
-        "This key is outside LOCK_MATCH: the console reads and shows only lock keys.",
-      );
-    const fresh = await freshRead(key, keyCovered);
+    const coverage = lockMatch(key);
+    if (coverage === "outside") throw new ApiError("outside_lock_match", OUTSIDE_LOCK_MATCH_READ);
+    const fresh = await freshRead(key, coverage === "lock-key");
     return withHolderSession(fresh, await compareWithIndex(name, fresh));
   };
 }
