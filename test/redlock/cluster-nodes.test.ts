@@ -52,7 +52,7 @@ const valuesOf = (key: string) => Promise.all(readers.map((reader) => reader.get
 /** acquire() answers at the majority: the last node's write may land a moment later. */
 async function expectEverywhere(key: string, value: string | null) {
   await vi.waitFor(async () => expect(await valuesOf(key)).toEqual([value, value, value]), {
-    timeout: 2_000,
+    timeout: 20_000,
     interval: 10,
   });
 }

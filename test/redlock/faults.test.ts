@@ -1,14 +1,14 @@
 // test-group: timed
 import { performance } from "node:perf_hooks";
 import type { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import Redlock, {
   type Client,
   ExecutionError,
   NodeTimeoutError,
   NodeUnavailableError,
 } from "@redlock-console/redlock";
-import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
+import { attemptCalls, connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import { clientKind, lockClients } from "../lock-clients";
 
 // These tests pause real redis-server processes (SIGSTOP), so they use masters of their own.
@@ -88,11 +88,24 @@ describe("with nodes paused (SIGSTOP)", () => {
 
   it("cleans up the stalled nodes too, once they answer", async () => {
     const redlock = new Redlock(lockers, { nodeTimeout: NODE_TIMEOUT_MS, retryCount: 0 });
-    pause(0, 1, 2);
+    const stalled = [0, 1, 2];
+    const callsBefore = await Promise.all(stalled.map((index) => attemptCalls(clients[index]!)));
+    pause(...stalled);
     await expect(redlock.acquire(["late-cleanup"], 10_000)).rejects.toBeInstanceOf(ExecutionError);
     resumeAll();
-    await sleep(100);
-    expect(await keysOn("late-cleanup", [0, 1, 2, 3, 4])).toEqual([0, 0, 0, 0, 0]);
+    // The stalled attempt ran on each of them (an order, not a wait of 100 ms)…
+    await vi.waitFor(
+      async () => {
+        const calls = await Promise.all(stalled.map((index) => attemptCalls(clients[index]!)));
+        expect(calls.every((count, at) => count > callsBefore[at]!)).toBe(true);
+      },
+      { timeout: 20_000, interval: 20 },
+    );
+    // …and its delete followed: gone well before the 10 s TTL would have removed it.
+    await vi.waitFor(
+      async () => expect(await keysOn("late-cleanup", [0, 1, 2, 3, 4])).toEqual([0, 0, 0, 0, 0]),
+      { timeout: 5_000, interval: 20 },
+    );
   });
 
   it("never yields a lock from nodes that answer after the TTL", async () => {
@@ -115,10 +128,22 @@ describe("with nodes paused (SIGSTOP)", () => {
   it("keeps a paused node's queue bounded over many operations", async () => {
     // session: false — this counts the lock operations' commands; a holder session's heartbeat
     // (one SET per node per second) would queue on the paused node too whenever the loop takes >1 s.
+    // Connections of its own for the same reason: the sessions of the instances earlier tests made
+    // on the shared ones beat on them too (two such SETs were the 4th and 5th queued command).
+    const own = connect(masters().urls);
+    try {
+      await queueStaysBounded(own, await lockClients(own));
+    } finally {
+      await disconnect(own);
+    }
+  });
+
+  /** The loop of "keeps a paused node's queue bounded": 200 operations beside a paused node. */
+  async function queueStaysBounded(own: Redis[], ownLockers: Client[]) {
     // A short nodeTimeout, so the paused node is seen overdue early in the loop; retries, because
     // a loaded 2-core machine stalled three live nodes past 50 ms once (an ExecutionError, which
     // says nothing of the queue this counts).
-    const redlock = new Redlock(lockers, {
+    const redlock = new Redlock(ownLockers, {
       nodeTimeout: 50,
       retryCount: 3,
       retryDelay: 10,
@@ -132,13 +157,18 @@ describe("with nodes paused (SIGSTOP)", () => {
     }
     // Only the commands sent before the node was seen overdue wait in its queue, not one per operation.
     // node-redis keeps its queue private: there the node's "suspect" state is what shows the bound.
-    if (clientKind() === "ioredis") expect(pendingCommands(clients[4]!)).toBeLessThanOrEqual(3);
+    if (clientKind() === "ioredis") expect(pendingCommands(own[4]!)).toBeLessThanOrEqual(3);
     expect(redlock.nodeStates()[4]!.status).toBe("suspect");
     resumeAll();
-    await sleep(100);
-    expect(redlock.nodeStates()[4]!.status).toBe("ok");
-    if (clientKind() === "ioredis") expect(pendingCommands(clients[4]!)).toBe(0);
-  });
+    // Once the resumed node has answered what waited: however long a loaded machine takes.
+    await vi.waitFor(
+      () => {
+        expect(redlock.nodeStates()[4]!.status).toBe("ok");
+        if (clientKind() === "ioredis") expect(pendingCommands(own[4]!)).toBe(0);
+      },
+      { timeout: 20_000, interval: 20 },
+    );
+  }
 
   it("releases with 2 of 5 paused as soon as the majority replied; the paused pair's delete lands later", async () => {
     // nodeTimeout 5 s: waiting for the paused pair would take that long.
