@@ -136,7 +136,9 @@ describe("with nodes paused (SIGSTOP)", () => {
     } finally {
       await disconnect(own);
     }
-  });
+    // 200 operations and a wait for the resumed node: on a loaded machine more than the default
+    // 30 s (seen once, node-redis, beside a Playwright stack starting).
+  }, 60_000);
 
   /** The loop of "keeps a paused node's queue bounded": 200 operations beside a paused node. */
   async function queueStaysBounded(own: Redis[], ownLockers: Client[]) {
