@@ -2,7 +2,9 @@
  * Issue 41: the overview shows the server's state as it changes. A holder keeps a 10 s lock with
  * using() (extended 500 ms before its validity ends) on a host kept busy by a CPU burner: sampled
  * every 250 ms for 25 s, its row never reads "expired" (no node dropped it), and each extension
- * shows within a second, pushed by the change stream rather than picked up by the next poll.
+ * shows pushed by the change stream: no poll of the locks went out between the nodes' extension and
+ * the page's showing it (an order, true at any speed; issue 48). How soon it shows is a latency of
+ * this machine, not a test's.
  * Also: the overview fits 1280 and 390 px wide with long names, owner labels and waiters.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -13,14 +15,17 @@ import { expect, test } from "./support/fixtures";
 const TTL_MS = 10_000;
 const WATCH_MS = 25_000;
 const SAMPLE_EVERY_MS = 250;
-/** An extension must be on the page this soon after the nodes hold it. */
-const SHOWN_WITHIN_MS = 1_000;
+/**
+ * A bound for "shown at all": under the extension period (9.5 s), so an extension the page missed is
+ * not matched to the next one's showing. Five times the second the stream takes at most.
+ */
+const SHOWN_WITHIN_MS = 5_000;
 
 /** A CPU burner (the host is "busy"), stopped by its pid in `finally`. */
 const burnCpu = (): ChildProcess =>
   spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
 
-test("an auto-extended lock never reads expired, and each extension shows within a second", async ({
+test("an auto-extended lock never reads expired, and each extension shows pushed by the change stream, before any poll", async ({
   page,
   masters,
   resource,
@@ -47,6 +52,12 @@ test("an auto-extended lock never reads expired, and each extension shows within
     await expect(row.getByText("held", { exact: true })).toBeVisible();
     // The host is busy from here on, for every extension the test watches.
     burner = burnCpu();
+    // When the page asked for the locks (a poll, or a refetch): none may come between an extension
+    // and its showing, else the poll, not the stream, may have shown it.
+    const polledAt: number[] = [];
+    page.on("request", (request) => {
+      if (/\/api\/locks(\?|$)/.test(request.url())) polledAt.push(Date.now());
+    });
 
     // When the nodes got each extension: master 0's PTTL jumps up (read every 50 ms).
     const extendedAt: number[] = [];
@@ -89,11 +100,12 @@ test("an auto-extended lock never reads expired, and each extension shows within
     expect(texts.filter((text) => !/\bheld\b/.test(text))).toEqual([]);
     // 25 s of a 10 s lock extended 500 ms before its end: at least two extensions.
     expect(extendedAt.length).toBeGreaterThanOrEqual(2);
-    const lagsMs = extendedAt.map((atMs) => {
+    for (const atMs of extendedAt) {
       const seen = shownAt.find((shown) => shown >= atMs - 100);
-      return seen === undefined ? Number.POSITIVE_INFINITY : seen - atMs;
-    });
-    for (const lagMs of lagsMs) expect(lagMs).toBeLessThanOrEqual(SHOWN_WITHIN_MS);
+      expect(seen, `the extension at ${atMs} shown`).toBeDefined();
+      expect(seen! - atMs).toBeLessThanOrEqual(SHOWN_WITHIN_MS);
+      expect(polledAt.filter((at) => at >= atMs && at <= seen!)).toEqual([]);
+    }
   } finally {
     stop();
     burner?.kill("SIGKILL");

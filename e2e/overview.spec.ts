@@ -19,7 +19,8 @@ test("a lock acquired through the API appears held on 5 of 5 nodes with a countd
   await expect(row.getByText(lock.value.slice(0, 8))).toHaveCount(0);
 
   // Sample across at least one poll (every 2 s): the countdown must never jump back up, and it
-  // must fall as fast as wall time does.
+  // must fall as fast as wall time does: within half the time watched (a frozen countdown, or one
+  // that runs twice as fast, is off by all of it; a slow sample by a round trip).
   const samples: number[] = [];
   const sampledAtMs: number[] = [];
   for (let index = 0; index < 16; index += 1) {
@@ -32,7 +33,7 @@ test("a lock acquired through the API appears held on 5 of 5 nodes with a countd
   const droppedMs = samples[0]! - samples.at(-1)!;
   const elapsedMs = sampledAtMs.at(-1)! - sampledAtMs[0]!;
   expect(elapsedMs).toBeGreaterThan(3_000);
-  expect(Math.abs(droppedMs - elapsedMs)).toBeLessThan(600);
+  expect(Math.abs(droppedMs - elapsedMs)).toBeLessThan(elapsedMs / 2);
   expect(samples[0]).toBeLessThanOrEqual(30_000);
   expect(samples[0]).toBeGreaterThan(20_000);
 });
@@ -151,5 +152,5 @@ test("polling pauses while the tab is hidden and resumes when it is visible agai
   expect(pollRequests).toBe(0);
 
   await setVisibility("visible");
-  await expect.poll(() => pollRequests, { timeout: 5_000 }).toBeGreaterThan(0);
+  await expect.poll(() => pollRequests, { timeout: 20_000 }).toBeGreaterThan(0);
 });

@@ -68,7 +68,7 @@ describe(`${clientKind()} clients: the first acquire of an instance with a sessi
           expect(seen.every((sent) => sent.some((command) => command.startsWith(heartbeat)))).toBe(
             true,
           ),
-        { timeout: 1_000, interval: 10 },
+        { timeout: 20_000, interval: 10 }, // a wait for the event, not a latency
       );
       await lock.release();
     } finally {

@@ -68,7 +68,7 @@ const listed = async (resource: string): Promise<Member[]> => {
 const listedAnywhere = async (resource: string) => (await listedOnEach(resource)).flat();
 
 describe("handoff to the next in line (the default)", () => {
-  it("wakes the waiting contender at once, well before its retryDelay", async () => {
+  it("wakes the waiting contender on the release, well before its retryDelay", async () => {
     const holder = new Redlock(clients, { retryCount: 0 });
     const contender = own({ retryCount: 5, retryDelay: 10_000, retryJitter: 0 });
     const resource = `test:handoff:${randomUUID()}`;
@@ -79,8 +79,9 @@ describe("handoff to the next in line (the default)", () => {
     const releasedMono = performance.now();
     await lock.release();
     const next = await pending;
-    // Without the handoff this takes 10 s (retryDelay); a loaded machine stays far below.
-    expect(performance.now() - releasedMono).toBeLessThan(2_000);
+    // Without the handoff this takes 10 s (retryDelay); a loaded machine stays below half of it.
+    // How soon it comes is the bench's target (bench/targets/library.ts).
+    expect(performance.now() - releasedMono).toBeLessThan(5_000);
     expect(next.attempts).toHaveLength(2);
     await next.release();
     await contender.quit();
@@ -118,7 +119,7 @@ describe("handoff to the next in line (the default)", () => {
       const deletedMono = performance.now();
       await Promise.all([admin5[wakers[2]!]!, ...others].map((admin) => admin.del(resource)));
       const lock = await pending;
-      expect(performance.now() - deletedMono).toBeLessThan(2_000);
+      expect(performance.now() - deletedMono).toBeLessThan(5_000); // half the retryDelay
       await lock.release();
     } finally {
       await contender.quit();
@@ -187,7 +188,7 @@ describe("handoff to the next in line (the default)", () => {
       // there first (seen on CI: 2). That is the handoff working.
       expect(await wakeNextWaiter(wakers, resource)).toBeGreaterThanOrEqual(wakers.length - 1);
       const lock = await pending;
-      expect(performance.now() - releasedMono).toBeLessThan(2_000);
+      expect(performance.now() - releasedMono).toBeLessThan(5_000); // half the retryDelay
       // Handed over whole: the new value on every node.
       expect(await Promise.all(admin5.map((admin) => admin.get(resource)))).toEqual(
         admin5.map(() => lock.value),
@@ -235,7 +236,7 @@ describe("handoff to the next in line (the default)", () => {
     await Promise.all(contenders.map((redlock) => redlock.quit()));
   });
 
-  it("skips a waiter whose process was SIGKILLed: the next one gets the lock at once", async () => {
+  it("skips a waiter whose process was SIGKILLed: the next one is woken, not slept", async () => {
     const resource = `test:handoff-killed:${randomUUID()}`;
     const holder = new Redlock(clients, { retryCount: 0 });
     const lock = await holder.acquire([resource], 30_000);
@@ -269,8 +270,9 @@ describe("handoff to the next in line (the default)", () => {
       const releasedMono = performance.now();
       await lock.release();
       const acquired = await pending;
-      // The dead waiter's channel had no subscriber: dropped, and the next one woken, not slept.
-      expect(performance.now() - releasedMono).toBeLessThan(2_000);
+      // The dead waiter's channel had no subscriber: dropped, and the next one woken, not slept
+      // (its retry is 20 s away: half of that is the widest a slow machine needs).
+      expect(performance.now() - releasedMono).toBeLessThan(10_000);
       // The dead waiter dropped by the releases that woke the next one (its entry would outlive
       // this wait by far), and the next one gone once it holds the lock (leaving is not awaited).
       await vi.waitFor(async () => expect(await listedAnywhere(resource)).toEqual([]));

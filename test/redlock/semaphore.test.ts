@@ -77,7 +77,7 @@ describe("a semaphore of k permits", () => {
     await held.release();
   });
 
-  it("hands a freed permit to the waiter in about one round trip, whichever permit it was", async () => {
+  it("hands a freed permit to the waiter on its release, not at its retry, whichever permit it was", async () => {
     const name = fresh();
     const waiting = new Redlock(connect(sharedUrls()), { retryCount: 1, retryDelay: 20_000 });
     try {
@@ -98,7 +98,8 @@ describe("a semaphore of k permits", () => {
       );
       await second!.release();
       const lock = await waiter;
-      // Well inside the 20 s sleeping retry: the release woke it.
+      // Well inside the 20 s sleeping retry: the release woke it. How soon is the bench's target
+      // (bench/targets/library.ts).
       expect(Date.now() - startedMs).toBeLessThan(15_000);
       expect(lock.permit).toBe(second!.permit);
       await Promise.all([first!.release(), lock.release()]);
