@@ -251,7 +251,10 @@ export const forceReleaseResponseSchema = z.object({
   /** What happened, in the words of lib/api/unlock-rule.ts. */
   summary: z.string(),
   nodes: z.array(forceReleaseNodeResultSchema),
-  /** Id of the audit entry recording the action (also in the tombstone and the notice). */
+  /**
+   * Id of the audit entry recording the action (also in the tombstone and the notice). In a 409's
+   * details when nothing was written, no entry has it: the refusal log counts that refusal.
+   */
   auditId: z.string(),
   /**
    * Nodes whose value had no lock format: left alone (the 409 not_a_lock's details), or acted on

@@ -11,6 +11,7 @@ import * as audit from "@/app/api/audit/route";
 import * as locks from "@/app/api/locks/route";
 import * as forceRelease from "@/app/api/locks/force-release/route";
 import * as revoke from "@/app/api/locks/revoke/route";
+import * as tokenById from "@/app/api/tokens/[id]/route";
 import * as nodesRoute from "@/app/api/nodes/route";
 import type { AuditResponse, ErrorBody } from "@/lib/api";
 import { PEER_ADDRESS_HEADER } from "@/lib/server/auth/client-info";
@@ -130,6 +131,73 @@ describe("refusals never evict actions", () => {
       status: 409,
     });
     expect(refusals[0]!.firstAt).toBeLessThanOrEqual(refusals[0]!.lastAt);
+  });
+
+  it("keeps a force-release through a flood of wrong-value force-releases, each refused 409 value_changed", async () => {
+    const { prefix } = open({ auditMaxLen: 100, auditRefusalsMaxLen: 100 });
+    const resource = `${prefix}evidence`;
+    const value = "a".repeat(40);
+    await Promise.all(nodes.map((node) => node.set(resource, value, "PX", 60_000)));
+    const forced = await call<{ auditId: string }>(forceRelease.POST, "/api/locks/force-release", {
+      body: { resource, expectedValue: value, noSession: "release-now", reason: "evidence" },
+    });
+    expect(forced.status).toBe(200);
+    // Another holder now: every force-release of the old value compares, writes nothing, and is refused.
+    const other = "b".repeat(40);
+    await Promise.all(nodes.map((node) => node.set(resource, other, "PX", 60_000)));
+    const sent = 300;
+    const parallel = 6;
+    for (let done = 0; done < sent; done += parallel) {
+      const answers = await Promise.all(
+        Array.from({ length: parallel }, () =>
+          call<ErrorBody>(forceRelease.POST, "/api/locks/force-release", {
+            body: { resource, expectedValue: value, reason: "flood" },
+          }),
+        ),
+      );
+      for (const answer of answers) expect(answer.body.error.code).toBe("value_changed");
+    }
+    await expect
+      .poll(() => refusedCount("POST /api/locks/force-release", "value_changed"), {
+        timeout: 20_000,
+      })
+      .toBe(sent);
+    expect(await Promise.all(nodes.map((node) => node.get(resource)))).toEqual(
+      Array(5).fill(other),
+    );
+    const { entries } = await readAudit("limit=1000");
+    expect(entries.filter((entry) => entry.action === "force-release")).toMatchObject([
+      { id: forced.body.auditId, outcome: "success", reason: "evidence" },
+    ]);
+  });
+
+  it("keeps an action through a flood of revokes of token ids that do not exist (404)", async () => {
+    // Each id is its own route, so its own refusal group: the refusal log is left room for all.
+    const { prefix } = open({ auditMaxLen: 100, auditRefusalsMaxLen: 1_000 });
+    const acquired = await call(locks.POST, "/api/locks", {
+      body: { resources: [`${prefix}kept`], ttlMs: 1_000 },
+    });
+    expect(acquired.status).toBe(201);
+    const sent = 300;
+    for (let index = 0; index < sent; index += 1) {
+      const id = index.toString(16).padStart(16, "0");
+      const answer = await call<ErrorBody>(tokenById.DELETE, `/api/tokens/${id}`, {
+        method: "DELETE",
+      });
+      expect(answer.body.error.code).toBe("not_found");
+    }
+    await expect
+      .poll(
+        async () =>
+          ((await readAudit("kind=refusals&limit=1000")).refusals ?? [])
+            .filter((refusal) => refusal.code === "not_found")
+            .reduce((sum, refusal) => sum + refusal.count, 0),
+        { timeout: 20_000 },
+      )
+      .toBe(sent);
+    const { entries } = await readAudit("limit=1000");
+    expect(entries.filter((entry) => entry.action === "token-revoke")).toEqual([]);
+    expect(entries.some((entry) => entry.resources.includes(`${prefix}kept`))).toBe(true);
   });
 
   it("writes nothing to the actions stream for wrong tokens from many addresses", async () => {

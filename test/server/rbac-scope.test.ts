@@ -208,6 +208,28 @@ describe("scope by resource glob", () => {
   });
 });
 
+describe("node settings are the console's, not a lock's", () => {
+  // Issue 49's refuted list: an operator of any scope cannot change a node's keyspace events.
+  it("refuses them to a scoped operator (403, the role named), the node's flags unchanged", async () => {
+    const node = rbac.tc.ctx.registry.nodes[0]!;
+    const flagsOf = async () =>
+      ((await rbac.nodes[0]!.config("GET", "notify-keyspace-events")) as string[])[1];
+    const before = await flagsOf();
+    for (const person of ["alice", "bob"] as const) {
+      const answer = await rbac.as<Answer>(
+        person,
+        `/api/nodes/${encodeURIComponent(node.id)}/keyspace-events`,
+        { body: {} },
+      );
+      expect(answer.status, person).toBe(403);
+      expect(answer.body.error.message, person).toBe(
+        "Changing a node's settings needs admin; you are operator.",
+      );
+    }
+    expect(await flagsOf()).toBe(before);
+  });
+});
+
 describe("a holder session's release checks every lock it would touch", () => {
   it("refuses the whole release, naming the locks out of scope, and writes nothing", async () => {
     const holder = await rbac.holder("payments");

@@ -15,7 +15,7 @@ import { configFor } from "@/lib/server/config";
 import { setDefaultConsole } from "@/lib/server/default-console";
 import { startTestProvider, TEST_PEOPLE, type TestProvider } from "../support/oidc-provider";
 import { sharedUrls } from "../masters";
-import { call, startTestConsole, type TestConsole } from "./helpers";
+import { call, ORIGIN, startTestConsole, type TestConsole } from "./helpers";
 import {
   beginSignIn,
   POST_LOGOUT_URI,
@@ -77,6 +77,26 @@ describe("sign-in with OpenID Connect", () => {
       role: "admin",
       signIn: { providerName: "Test IdP", loginUrl: "/api/auth/login" },
     });
+  });
+
+  // Issue 49's refuted list: no open redirect after sign-in, whatever ?next= the link carried.
+  it("returns to / when ?next= would leave the console (another host, a scheme, a backslash, a tab)", async () => {
+    tc = startTestConsole(sharedUrls(), signInConfig(provider.issuer));
+    for (const next of [
+      "//evil.test/phish",
+      "https://evil.test/phish",
+      "/\\evil.test/phish",
+      "/\t/evil.test/phish",
+    ]) {
+      const { authorizationUrl, attemptCookie } = await beginSignIn(next);
+      const finished = await finishSignIn(
+        await authorizeAtProvider(authorizationUrl, alice),
+        attemptCookie,
+      );
+      expect(finished.status, next).toBe(303);
+      expect(finished.location.href, next).toBe(`${ORIGIN}/`);
+      expect(finished.signInCookie, next).toBeDefined();
+    }
   });
 
   it("refuses a wrong password at the provider: no code comes back", async () => {

@@ -2,7 +2,8 @@ import "server-only";
 /**
  * The wrapper every route handler uses: resolves the console, runs the handler, and turns any thrown
  * error into the API's error body. Keeps app/api/** down to parse, call, respond. A state-changing
- * request refused (401, 403, 409, 429) is counted in the refusal log here, once for every route.
+ * request refused (400, 401, 403, 404, 409, 429) is counted in the refusal log here, once for every
+ * route.
  */
 import { refusalOf } from "@/lib/server/auth/request-refusals";
 import type { ConsoleContext } from "@/lib/server/console";

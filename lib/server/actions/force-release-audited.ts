@@ -1,16 +1,18 @@
 import "server-only";
 /**
  * Force-release as the HTTP API runs it: the operation (holder-release.ts, as lib/api/unlock-rule.ts
- * decides: a tombstone, or the explicit delete-now, then the notice), one audit entry whatever the
- * outcome (nodes that did not answer are skipped, not waited for again), a metric, a 409 with the
- * per-node outcome when the value changed under the operator, and a 503 when too few nodes answered
- * for the write to reach a majority.
+ * decides: a tombstone, or the explicit delete-now, then the notice), one audit entry for whatever
+ * wrote or may have written (nodes that did not answer are skipped, not waited for again), a
+ * metric, a 409 with the per-node outcome when the value changed under the operator, and a 503 when
+ * too few nodes answered for the write to reach a majority. A 409 that wrote nothing is counted in
+ * the refusal log only (the route wrapper does it), as revoke's.
  */
 import { randomUUID } from "node:crypto";
 import type { ForceReleaseRequest, ForceReleaseResponse } from "@/lib/api";
 import type { AuditRecord } from "../audit/audit-trail";
 import type { ActionDeps, RecordDeps } from "./deps";
 import { assertLockAction, checkAfterRead } from "../auth/authorize";
+import { isRefusal } from "../auth/request-refusals";
 import { ApiError } from "../errors";
 import { describeKey } from "../locks/read/key-name";
 import { actorRecord, type Actor } from "./audited";
@@ -36,7 +38,6 @@ export function describeWrites(
   return parts.join(", ");
 }
 
-/** The failure's code before the audit line ("" for a success). */
 /**
  * Some node's value had no lock format, no admin said `notALock: true`, and nothing was written:
  * the 409. (With force: true, nodes that held a lock were force-released as asked: a 200 that
@@ -55,6 +56,7 @@ function notALockWords(body: ForceReleaseRequest, { outcome }: HolderRelease): s
     : `not a lock: ${outcome.notALockCount} node(s) held a value of no lock format, left exactly as it was; `;
 }
 
+/** The failure's code before the audit line ("" for a success). */
 function failureCode(body: ForceReleaseRequest, release: HolderRelease): string {
   const { outcome, quorumUnavailable } = release;
   if (refusedNotALock(body, release)) return "not_a_lock: ";
@@ -95,7 +97,46 @@ function forceReleaseRecord(
   };
 }
 
-/** Force-release; a changed value is audited as a failure and answered 409 with the per-node outcome. */
+/** Nothing written on any node, and no write sent to a node that did not answer. */
+const wroteNothing = (outcome: HolderRelease["outcome"]) =>
+  outcome.deletedCount + outcome.tombstonedCount === 0 && outcome.pendingNodeIds.length === 0;
+
+/** The error the answer is, or null for a 200. */
+function refusalOf(
+  body: ForceReleaseRequest,
+  release: HolderRelease,
+  response: ForceReleaseResponse,
+): ApiError | null {
+  const details = { details: response };
+  if (refusedNotALock(body, release)) {
+    const message =
+      "This key's value has no lock format (it may be an application's data under LOCK_MATCH), " +
+      "judged on every node at the write: the console left it exactly as it was. An admin may " +
+      "still act on it with notALock: true.";
+    return new ApiError("not_a_lock", message, details);
+  }
+  if (release.outcome.valueChanged) {
+    const message =
+      "A node holds another value than expected: the lock changed hands since you looked.";
+    return new ApiError("value_changed", message, details);
+  }
+  if (release.outcome.hashCount > 0)
+    return new ApiError("hash_lock_needs_delete_now", release.summary, details);
+  // As revoke: the holder's library acts only on a majority, so a write short of one (too many
+  // nodes silent) has no defined outcome for it.
+  if (release.quorumUnavailable)
+    return new ApiError(
+      "quorum_unavailable",
+      `Too few nodes answered: ${release.summary}`,
+      details,
+    );
+  return null;
+}
+
+/**
+ * Force-release; a changed value is answered 409 with the per-node outcome, audited as a failure
+ * only when something was written (or may have been, on a node that did not answer in time).
+ */
 export async function forceReleaseAudited(
   ctx: HolderReleaseDeps & RecordDeps & LockScopeDeps & Pick<ActionDeps, "config">,
   actor: Actor,
@@ -138,11 +179,6 @@ export async function forceReleaseAudited(
   );
   const { outcome } = release;
   void ctx.probe.runOnce();
-  const firstRecord = forceReleaseRecord(actor, body, release);
-  const entry = await ctx.audit.append(firstRecord, outcome.silentNodeIds, auditId);
-  const { outcome: _outcome, detail: _detail, ...followUpRecord } = firstRecord;
-  // In the background: the answer must not wait for a paused node; the audit gets its outcome later.
-  void followUpPendingNodes(ctx, entry.id, outcome, followUpRecord);
   const { deletedCount, tombstonedCount, reservedCount, valueChanged } = outcome;
   ctx.metrics.recordForceRelease(valueChanged ? "value_changed" : release.mode);
   const response: ForceReleaseResponse = {
@@ -158,28 +194,18 @@ export async function forceReleaseAudited(
     majority: release.majority,
     summary: `${notALockWords(body, release)}${release.summary}`,
     nodes: outcome.nodes,
-    auditId: entry.id,
+    auditId,
     notALockCount: outcome.notALockCount,
   };
-  if (refusedNotALock(body, release)) {
-    const message =
-      "This key's value has no lock format (it may be an application's data under LOCK_MATCH), " +
-      "judged on every node at the write: the console left it exactly as it was. An admin may " +
-      "still act on it with notALock: true.";
-    throw new ApiError("not_a_lock", message, { details: response });
-  }
-  if (valueChanged) {
-    const message =
-      "A node holds another value than expected: the lock changed hands since you looked.";
-    throw new ApiError("value_changed", message, { details: response });
-  }
-  if (outcome.hashCount > 0)
-    throw new ApiError("hash_lock_needs_delete_now", release.summary, { details: response });
-  // As revoke: the holder's library acts only on a majority, so a write short of one (too many
-  // nodes silent) has no defined outcome for it.
-  if (release.quorumUnavailable)
-    throw new ApiError("quorum_unavailable", `Too few nodes answered: ${release.summary}`, {
-      details: response,
-    });
+  const refusal = refusalOf(body, release, response);
+  // A 409 that wrote nothing and left no write queued is a refusal, not an action: the route
+  // wrapper counts it in the refusal log, so a flood of them cannot evict actions (issue 49).
+  if (refusal !== null && isRefusal(refusal) && wroteNothing(outcome)) throw refusal;
+  const firstRecord = forceReleaseRecord(actor, body, release);
+  await ctx.audit.append(firstRecord, outcome.silentNodeIds, auditId);
+  const { outcome: _outcome, detail: _detail, ...followUpRecord } = firstRecord;
+  // In the background: the answer must not wait for a paused node; the audit gets its outcome later.
+  void followUpPendingNodes(ctx, auditId, outcome, followUpRecord);
+  if (refusal !== null) throw refusal;
   return response;
 }

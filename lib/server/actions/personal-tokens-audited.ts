@@ -1,12 +1,15 @@
 import "server-only";
 /**
- * Token creation and revocation as the routes run them: each lands in the audit trail, refusals
- * (403, 404, 503) too, so the trail says who minted or ended which token, and who tried to.
+ * Token creation and revocation as the routes run them: each lands in the audit trail, and so does
+ * a 503 (too few nodes answered: the write may stand on some), so the trail says who minted or
+ * ended which token. A refusal before any write (400, 403, 404) goes to the refusal log only (the
+ * route wrapper counts it): a flood of them cannot evict actions (issue 49).
  */
 import type { CreateTokenRequest, CreateTokenResponse, RevokeTokenResponse } from "@/lib/api";
 import { actorRecord, type Actor } from "./audited";
 import type { AuditTrail } from "../audit/audit-trail";
 import { isApiError } from "../errors";
+import { isRefusal } from "../auth/request-refusals";
 import type { PersonalTokens } from "../auth/personal-tokens";
 import { grantWords } from "../auth/personal-tokens/scope";
 
@@ -37,7 +40,8 @@ async function audited<Result>(
     await record("success", summary(result));
     return result;
   } catch (error) {
-    if (isApiError(error)) await record("failure", `${error.code}: ${error.message}`);
+    if (isApiError(error) && !isRefusal(error))
+      await record("failure", `${error.code}: ${error.message}`);
     throw error;
   }
 }

@@ -1,13 +1,13 @@
 import "server-only";
 /**
- * The refusal log: refused state-changing requests (401, 403, 409, 429) and wrong credentials,
- * in their own stream `redlock:audit:refusals` with its own length cap, so that a subject who
- * floods refusals fills only this log, never evicting the actions trail (issue 49). Refusals are
- * summed in memory per who × what × why and flushed every `flushMs` as one entry per group
- * (count, first and last time): a flood of ten thousand is a handful of entries. A console that
- * crashes loses at most its last `flushMs` of refusals (it flushes on close). At most
- * MAX_REFUSAL_GROUPS groups are kept apart per window; past that, refusals are summed per
- * action and code under one overflow group, so memory stays bounded too.
+ * The refusal log: refused state-changing requests (400, 401, 403, 404, 409, 429: nothing written)
+ * and wrong credentials, in their own stream `redlock:audit:refusals` with its own length cap, so
+ * that a subject who floods refusals fills only this log, never evicting the actions trail (issue
+ * 49). Refusals are summed in memory per who × what × why and flushed every `flushMs` as one
+ * entry per group (count, first and last time): a flood of ten thousand is a handful of entries. A
+ * console that crashes loses at most its last `flushMs` of refusals (it flushes on close). At most
+ * MAX_REFUSAL_GROUPS groups are kept apart per window; past that, refusals are summed per action
+ * and code under one overflow group, so memory stays bounded too.
  */
 import { randomUUID } from "node:crypto";
 import { auditRefusalSchema, type AuditRefusal } from "@/lib/api";

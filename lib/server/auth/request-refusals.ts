@@ -6,7 +6,7 @@ import "server-only";
  * recorded by the credential check itself (credential-failures.ts) and marked, so the wrapper does
  * not count it twice.
  */
-import { ERROR_STATUS, isApiError, isErrorCode } from "@/lib/api";
+import { ERROR_STATUS, isApiError, isErrorCode, type ApiError } from "@/lib/api";
 import type { Refusal } from "../audit/refusal-log";
 import { actorFields } from "./actor-fields";
 import { clientIp, userAgent } from "./client-info";
@@ -38,8 +38,15 @@ export const noteRecorded = (request: Request) => {
   notesOf(request).recorded = true;
 };
 
-/** Refusals the log keeps: not allowed (401/403), conflicting (409) and throttled (429). */
-const REFUSED_STATUSES = new Set([401, 403, 409, 429]);
+/**
+ * Refusals the log keeps: malformed or unknown (400/404: a token route's duplicate name, a guessed
+ * token id), not allowed (401/403), conflicting (409) and throttled (429). None writes anything.
+ */
+const REFUSED_STATUSES = new Set([400, 401, 403, 404, 409, 429]);
+
+/** The error is a refusal the log keeps (nothing was written), not a failure of the nodes. */
+export const isRefusal = (error: ApiError): boolean =>
+  isErrorCode(error.code) && REFUSED_STATUSES.has(ERROR_STATUS[error.code]);
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /**
