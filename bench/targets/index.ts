@@ -3,6 +3,7 @@
  * alone; BENCH_TARGETS=<words> for those whose name contains them). Each file groups the targets
  * of one part of the product; a target's `test` names the test that keeps its invariant.
  */
+import { SERVER_TARGETS } from "./server";
 import type { LatencyTarget } from "./target";
 
-export const TARGETS: readonly LatencyTarget[] = [];
+export const TARGETS: readonly LatencyTarget[] = [...SERVER_TARGETS];
