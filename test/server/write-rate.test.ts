@@ -72,7 +72,7 @@ describe("the node report's write rate", () => {
       };
       const why = async () => {
         const flags = ((await admin.config("GET", "notify-keyspace-events")) as string[])[1];
-        const subscribers = String(await admin.client("LIST", "TYPE", "pubsub")).trim();
+        const subscribers = String(await admin.call("CLIENT", "LIST", "TYPE", "pubsub")).trim();
         const patterns = /^pubsub_patterns:(\d+)/m.exec(await admin.info("stats"))?.[1];
         return (
           `listener ${listener.status}, its connection's events: [${connectionEvents.join(", ")}]; ` +
