@@ -4,6 +4,7 @@
  * of one part of the product; a target's `test` names the test that keeps its invariant.
  */
 import { LIBRARY_TARGETS } from "./library";
+import { SERVER_TARGETS } from "./server";
 import type { LatencyTarget } from "./target";
 
-export const TARGETS: readonly LatencyTarget[] = [...LIBRARY_TARGETS];
+export const TARGETS: readonly LatencyTarget[] = [...LIBRARY_TARGETS, ...SERVER_TARGETS];

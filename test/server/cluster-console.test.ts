@@ -274,9 +274,21 @@ describe("topology changes are followed without a restart", () => {
           );
           expect(owner?.address).toBe(`127.0.0.1:${to.port}`);
         },
-        { timeout: 15_000, interval: 200 },
+        { timeout: 20_000, interval: 200 },
       );
-      await expectHeldThenReleased(resource, lock);
+      // While the slot migrates, neither primary can run the console's read of the key (its
+      // on-shard script gets "non local key" on both sides of MIGRATING/IMPORTING), and a failed
+      // read relists that primary. tc.sync() waits for notifications and their reads, not for
+      // those relists: a single look right after it raced them (issue 48, red beside two busy
+      // loops). Their outcome is what is promised: held on all five again.
+      await expect
+        .poll(() => holdersOf(resource), { timeout: 20_000, interval: 100 })
+        .toEqual(Array(5).fill(lock.value));
+      await (
+        await lock.release()
+      ).settled;
+      await tc.sync();
+      expect(await holdersOf(resource)).toEqual([]);
     } finally {
       seed.disconnect();
       source.disconnect();

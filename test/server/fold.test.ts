@@ -107,6 +107,8 @@ describe("glob matching (Redis MATCH syntax)", () => {
   it("stays fast on a pattern built to backtrack", () => {
     const started = performance.now();
     expect(globMatch("*a*a*a*a*a*a*a*a*b", "a".repeat(20_000))).toBe(false);
-    expect(performance.now() - started).toBeLessThan(500);
+    // A backtracking matcher takes exponential time here (minutes, not ms): ten times the old
+    // 500 ms bound still tells it apart on a loaded machine.
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });

@@ -7,21 +7,23 @@
  * the four client kinds (ioredis and node-redis, on the five shared masters and on three 3-primary
  * clusters). Real uptimes: the nodes are waited for until up longer than the 6 s window.
  *
- * The bounds, each from the moment the test acts (kill(), send()):
- * - SIGSTOP → every read begun LATE_AFTER + SLACK_MS later says "unresponsive" (its last heartbeat
- *   was sent before the stop), and none says "gone" while it stays stopped (its connections stay
- *   open); SIGCONT → every read begun LATE_AFTER + SLACK_MS later says "alive" (the overdue
- *   heartbeat goes out at once);
- * - SIGKILL → every read begun LATE_AFTER + SLACK_MS later says "gone" (its connections closed with
- *   it), and a force-release then tombstones the lock (issue 39: gone is a guess): a contender is
+ * What holds at any speed (issue 48: how fast the console tells it is a latency, measured by
+ * bench/targets/server.ts with its distribution beside the LATE_AFTER + 50 ms target):
+ * - SIGSTOP → "unresponsive" is read while it stays stopped, and once read, every later read until
+ *   SIGCONT says it (a stopped process sends no heartbeat, so its lateness only grows); never
+ *   "gone" (its connections stay open); SIGCONT → "alive" is read again;
+ * - SIGKILL → "gone" is read, and once read, every later read says it (a dead process does not come
+ *   back); a force-release then tombstones the lock (issue 39: gone is a guess): a contender is
  *   refused until the explicit delete-now, after which it acquires without waiting;
- * - a 3 s busy event loop → "unresponsive" for every read begun LATE_AFTER + SLACK_MS after the
- *   request and answered before the 3 s are up, never "gone"; "alive" again for every read begun
- *   LATE_AFTER + SLACK_MS after the holder said it is idle;
+ * - a 3 s busy event loop → "unresponsive" is read while it lasts, and every later read answered
+ *   before the loop can have ended (3 s after the request was sent) says it; never "gone"; "alive"
+ *   is read again after the holder said it is idle;
  * - a server with `timeout 1` closes a SIGSTOPped holder's connections: never "gone" there.
- *
- * SLACK_MS covers delivering the signal or message and a heartbeat in flight at that moment; a
- * read's own time comes on top of each bound (the figures are printed at the end).
+ * Each wait for a state has a deadline of its own (DEADLINE_MS), long enough that only a missing
+ * mechanism makes it run out. The test used to require each state within LATE_AFTER + 50 ms of the
+ * act, timed from the test's kill() or send(): on a loaded machine the holder receives a message
+ * (and the console's read runs) later than that, so a read begun 350 ms after send() could still,
+ * rightly, say "alive".
  */
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -31,7 +33,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as forceRelease from "@/app/api/locks/force-release/route";
 import * as lockRoute from "@/app/api/locks/[...resource]/route";
 import type { ForceReleaseResponse, HolderSessionState, LockResponse } from "@/lib/api";
-import Redlock, { lateAfterMs, sessionKey, sessionWindowMs } from "@redlock-console/redlock";
+import Redlock, { sessionKey, sessionWindowMs } from "@redlock-console/redlock";
 import type { ClientKind } from "../lock-clients";
 import { connect, disconnect, sleep, usePrivateMasters } from "../masters";
 import { forkHolder } from "../redlock/fixtures/fork-holder";
@@ -41,43 +43,22 @@ import type { HolderArgs, HolderMessage } from "../redlock/fixtures/session-hold
 import { call, consoleUrlsOf, startTestConsole, type TestConsole } from "./helpers";
 
 const HEARTBEAT_MS = 100;
-const LATE_MS = lateAfterMs(HEARTBEAT_MS);
 const WINDOW_MS = sessionWindowMs(HEARTBEAT_MS);
-/** Delivering a signal or message, and a heartbeat in flight when it came. */
-const SLACK_MS = 50;
-const BOUND_MS = LATE_MS + SLACK_MS;
+/** How long a wait for a state may take: only a missing mechanism runs past it. */
+const DEADLINE_MS = 20_000;
+/** The holder's busy event loop. */
+const BUSY_MS = 3_000;
 
 /** The tests read back to back: past the console's per-client read budget. */
 const READS = { readLimitPerS: 10_000 };
 
 const HOLDER_KINDS = ["ioredis", "node-redis"] as const satisfies readonly ClientKind[];
 
-/** One read of the lock's holder session: when it began and ended (performance.now()), what it said. */
+/** One read of the lock's holder session: when it ended (performance.now()), what it said. */
 interface Reading {
-  readonly startedAt: number;
   readonly endedAt: number;
   readonly state: HolderSessionState | null;
 }
-
-/** Per kind and transition: from the test's act to the first read that said the new state. */
-const figures: Array<{ what: string; afterMs: number; readMs: number }> = [];
-
-afterAll(() => {
-  if (figures.length === 0) return;
-  const byWhat = new Map<string, number[]>();
-  for (const { what, afterMs } of figures) byWhat.set(what, [...(byWhat.get(what) ?? []), afterMs]);
-  const reads = figures.map((f) => f.readMs);
-  console.info(
-    `session states (heartbeat ${HEARTBEAT_MS} ms, bound ${BOUND_MS} ms + the read): ` +
-      [...byWhat]
-        .map(
-          ([what, ms]) =>
-            `${what} after ${[...new Set([Math.min(...ms), Math.max(...ms)])].join("–")} ms`,
-        )
-        .join("; ") +
-      `; the reads that saw them took ${Math.min(...reads)}–${Math.max(...reads)} ms`,
-  );
-});
 
 /** Until every server has been up longer than the session window, so that each may prove "gone". */
 async function untilUpLongerThanTheWindow(servers: readonly Redis[]): Promise<void> {
@@ -107,14 +88,12 @@ async function spawnHolder(
 }
 
 async function readState(resource: string): Promise<Reading> {
-  const startedAt = performance.now();
   const response = await call<LockResponse>(
     lockRoute.GET,
     `/api/locks/${encodeURIComponent(resource)}`,
   );
   expect(response.status).toBe(200);
   return {
-    startedAt,
     endedAt: performance.now(),
     state: response.body.holderSession?.state ?? null,
   };
@@ -128,43 +107,36 @@ async function readFor(resource: string, forMs: number): Promise<Reading[]> {
   return readings;
 }
 
-/**
- * Reads until one says `state` (at most `forMs` after `actedAt`); records, as `what`, how long
- * after `actedAt` that read answered.
- */
-async function readUntil(
-  resource: string,
-  state: HolderSessionState,
-  actedAt: number,
-  what?: string,
-  forMs = 2_000,
-): Promise<Reading[]> {
+/** Reads until one says `state`; fails, naming what the reads said, if none did by DEADLINE_MS. */
+async function readUntil(resource: string, state: HolderSessionState): Promise<Reading[]> {
   const readings: Reading[] = [];
-  const until = actedAt + forMs;
+  const until = performance.now() + DEADLINE_MS;
   while (performance.now() < until) {
     const reading = await readState(resource);
     readings.push(reading);
-    if (reading.state === state) {
-      if (what !== undefined)
-        figures.push({
-          what,
-          afterMs: Math.round(reading.endedAt - actedAt),
-          readMs: Math.round(reading.endedAt - reading.startedAt),
-        });
-      break;
-    }
+    if (reading.state === state) return readings;
   }
-  return readings;
+  const said = [...new Set(readings.map((reading) => reading.state))].join(", ");
+  throw new Error(`no read said "${state}" in ${DEADLINE_MS} ms (they said: ${said})`);
 }
 
-/** What the reads begun at or after `fromMs` (and answered before `toMs`) said. */
-const statesBetween = (readings: readonly Reading[], fromMs: number, toMs = Infinity) => [
-  ...new Set(
-    readings
-      .filter((reading) => reading.startedAt >= fromMs && reading.endedAt < toMs)
-      .map((reading) => reading.state),
-  ),
-];
+/** What the reads said from the first that said `state` on (those answered before `toMs`). */
+function statesFromFirst(
+  readings: readonly Reading[],
+  state: HolderSessionState,
+  toMs = Infinity,
+): Array<HolderSessionState | null> {
+  const first = readings.findIndex((reading) => reading.state === state);
+  expect(first, `a read said "${state}"`).toBeGreaterThanOrEqual(0);
+  return [
+    ...new Set(
+      readings
+        .slice(first)
+        .filter((reading) => reading.endedAt < toMs)
+        .map((reading) => reading.state),
+    ),
+  ];
+}
 
 for (const topology of ["single", "cluster"] as const satisfies readonly Topology[])
   describe(`${topology} lock nodes, the console on the same nodes`, () => {
@@ -179,58 +151,44 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
 
     for (const kind of HOLDER_KINDS)
       describe(`a ${kind} holder in a process of its own, heartbeat every ${HEARTBEAT_MS} ms`, () => {
-        const label = `${kind} ${topology}`;
-
-        it(`alive; SIGSTOP: unresponsive within ${BOUND_MS} ms, never gone while stopped; SIGCONT: alive again within ${BOUND_MS} ms`, async () => {
+        it("alive; SIGSTOP: unresponsive, and from then on until SIGCONT, never gone; SIGCONT: alive again", async () => {
           const resource = resourceNamed("stopped");
           const { child } = await spawnHolder(kind, nodes().specs, resource);
-          const held = await readUntil(resource, "alive", performance.now());
-          expect(held.at(-1)?.state).toBe("alive");
-          const stoppedAt = performance.now();
+          await readUntil(resource, "alive");
           child.kill("SIGSTOP");
           let stopped: Reading[];
           try {
             stopped = [
-              ...(await readUntil(
-                resource,
-                "unresponsive",
-                stoppedAt,
-                `${label} SIGSTOP → unresponsive`,
-              )),
+              ...(await readUntil(resource, "unresponsive")),
               ...(await readFor(resource, 3_000)),
             ];
           } finally {
             child.kill("SIGCONT");
           }
-          const resumedAt = performance.now();
           expect(stopped.map((reading) => reading.state)).not.toContain("gone");
-          expect(statesBetween(stopped, stoppedAt + BOUND_MS)).toEqual(["unresponsive"]);
-          const resumed = [
-            ...(await readUntil(resource, "alive", resumedAt, `${label} SIGCONT → alive`)),
-            ...(await readFor(resource, 500)),
-          ];
-          expect(statesBetween(resumed, resumedAt + BOUND_MS)).toEqual(["alive"]);
+          expect(statesFromFirst(stopped, "unresponsive")).toEqual(["unresponsive"]);
+          const resumed = await readUntil(resource, "alive");
+          expect(resumed.map((reading) => reading.state)).not.toContain("gone");
         });
 
         // Issue 39 supersedes "a force-release then deletes at once": gone is a guess, so the lock
         // is tombstoned until its validity ends; only the explicit delete-now frees it at once.
-        it(`SIGKILL: gone within ${BOUND_MS} ms; a force-release then tombstones the lock (a contender is refused), and only the explicit delete-now lets a contender acquire without waiting`, async () => {
+        it("SIGKILL: gone, and from then on; a force-release then tombstones the lock (a contender is refused), and only the explicit delete-now lets a contender acquire without waiting", async () => {
           await untilUpLongerThanTheWindow(nodes().servers.flat());
           const resource = resourceNamed("killed");
           const { child } = await spawnHolder(kind, nodes().specs, resource);
-          await readUntil(resource, "alive", performance.now());
+          await readUntil(resource, "alive");
           const { body: held } = await call<LockResponse>(
             lockRoute.GET,
             `/api/locks/${encodeURIComponent(resource)}`,
           );
           const value = held.lock!.value!;
-          const killedAt = performance.now();
           child.kill("SIGKILL");
           const readings = [
-            ...(await readUntil(resource, "gone", killedAt, `${label} SIGKILL → gone`)),
+            ...(await readUntil(resource, "gone")),
             ...(await readFor(resource, 300)),
           ];
-          expect(statesBetween(readings, killedAt + BOUND_MS)).toEqual(["gone"]);
+          expect(statesFromFirst(readings, "gone")).toEqual(["gone"]);
           const response = await call<ForceReleaseResponse>(
             forceRelease.POST,
             "/api/locks/force-release",
@@ -270,32 +228,32 @@ for (const topology of ["single", "cluster"] as const satisfies readonly Topolog
           }
         });
 
-        it(`a 3 s busy event loop: unresponsive within ${BOUND_MS} ms and while it lasts, never gone; alive within ${BOUND_MS} ms after`, async () => {
+        it("a 3 s busy event loop: unresponsive while it lasts, never gone; alive again after", async () => {
           const resource = resourceNamed("busy");
           const { child } = await spawnHolder(kind, nodes().specs, resource);
-          await readUntil(resource, "alive", performance.now());
-          let idleAt = 0;
+          await readUntil(resource, "alive");
           const idle = new Promise<void>((resolve) =>
             child.on("message", (message: HolderMessage) => {
-              if (message.type !== "idle") return;
-              idleAt = performance.now();
-              resolve();
+              if (message.type === "idle") resolve();
             }),
           );
-          const busyAt = performance.now();
-          child.send({ busyMs: 3_000 });
-          const busy = [
-            ...(await readUntil(resource, "unresponsive", busyAt, `${label} busy → unresponsive`)),
-            ...(await readFor(resource, 3_000 - (performance.now() - busyAt))),
-          ];
-          await idle;
+          let idleHeard = false;
+          void idle.then(() => (idleHeard = true));
+          // The loop begins when the holder receives the message, at or after this moment, and
+          // lasts BUSY_MS by its own clock: a read answered before sentAt + BUSY_MS is inside it.
+          const sentAt = performance.now();
+          child.send({ busyMs: BUSY_MS });
+          const busy: Reading[] = [];
+          while (!idleHeard) {
+            busy.push(await readState(resource));
+            if (performance.now() > sentAt + DEADLINE_MS)
+              throw new Error("the holder never said idle");
+          }
           expect(busy.map((reading) => reading.state)).not.toContain("gone");
-          expect(statesBetween(busy, busyAt + BOUND_MS, busyAt + 3_000)).toEqual(["unresponsive"]);
-          const after = [
-            ...(await readUntil(resource, "alive", idleAt, `${label} idle → alive`)),
-            ...(await readFor(resource, 500)),
-          ];
-          expect(statesBetween(after, idleAt + BOUND_MS)).toEqual(["alive"]);
+          const inLoop = statesFromFirst(busy, "unresponsive", sentAt + BUSY_MS);
+          expect(inLoop.filter((state) => state !== "unresponsive")).toEqual([]);
+          const after = await readUntil(resource, "alive");
+          expect(after.map((reading) => reading.state)).not.toContain("gone");
         });
       });
   });
@@ -320,7 +278,7 @@ describe("servers that close idle clients (CONFIG SET timeout 1)", () => {
     const resource = `${tc.prefix}idle-timeout:${randomUUID()}`;
     const specs = masters.masters().urls.map((url) => ({ url }));
     const { child, sessionId } = await spawnHolder("ioredis", specs, resource);
-    await readUntil(resource, "alive", performance.now());
+    await readUntil(resource, "alive");
     const clientIds = await Promise.all(
       servers.map(
         async (server) =>
@@ -340,13 +298,13 @@ describe("servers that close idle clients (CONFIG SET timeout 1)", () => {
     expect(await open()).toBe(3);
     const stoppedAt = performance.now();
     child.kill("SIGSTOP");
-    const readings: Reading[] = [];
-    // Idle for more than 1 s (whole seconds), then closed by the server's cron: within ~3 s.
-    while ((await open()) > 0 && performance.now() - stoppedAt < 5_000)
+    const readings: Reading[] = [...(await readUntil(resource, "unresponsive"))];
+    // Idle for more than 1 s (whole seconds), then closed by the server's cron (~3 s here).
+    while ((await open()) > 0 && performance.now() - stoppedAt < DEADLINE_MS)
       readings.push(...(await readFor(resource, 200)));
     expect(await open()).toBe(0);
     readings.push(...(await readFor(resource, 1_000)));
     expect(readings.map((reading) => reading.state)).not.toContain("gone");
-    expect(statesBetween(readings, stoppedAt + BOUND_MS)).toEqual(["unresponsive"]);
+    expect(statesFromFirst(readings, "unresponsive")).toEqual(["unresponsive"]);
   });
 });

@@ -93,12 +93,13 @@ afterAll(() => disconnect(nodes));
 describe("a lock under a skipped shape, expiry samples on (the default bound)", () => {
   useConsoleSkippingJobs({});
 
-  it("jobs:77 taken with the library beside 100 job writes/s: listed within 2 s, its page says held", async () => {
+  it("jobs:77 taken with the library beside 100 job writes/s: listed, its page says held", async () => {
     const { listing } = await listed();
     expect(listing.complete).toBe(true);
     expect(listing.skippedShapes?.note).toMatch(/not read on every change.*given an expiry/);
     await redlock.acquire([key("jobs:77")], 30_000);
-    const tookMs = await heldInListWithin("jobs:77", 2_000);
+    // Ten times the 2 s it takes here: only a missing expiry sample runs past it (issue 48).
+    const tookMs = await heldInListWithin("jobs:77", 20_000);
     console.log(`jobs:77 under a skipped shape: listed after ${tookMs.toFixed(0)} ms`);
     const body = await page("jobs:77");
     expect(body.lock?.state).toBe("held");
@@ -120,6 +121,7 @@ describe("the lock page heals the list (expiry samples off)", () => {
     expect(body.lock?.state).toBe("held");
     expect(body.index.missedLock).toBe(true);
     expect(body.index.note).toMatch(/did not show this lock/);
-    expect(await heldInListWithin("jobs:78", 100)).toBeLessThan(100);
+    // "At once": no sample and no resync would list it for an hour; ten times the 100 ms it was.
+    await heldInListWithin("jobs:78", 1_000);
   });
 });

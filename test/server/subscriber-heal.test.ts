@@ -39,7 +39,7 @@ afterAll(async () => {
   await disconnect([node]);
 });
 
-it("locks taken right after the subscriber is killed are listed within 2 s of the kill", async () => {
+it("locks taken right after the subscriber is killed are listed (the relist heals the gap; the resync is an hour away)", async () => {
   const resources = Array.from({ length: 20 }, (_, i) => `${tc.prefix}after-kill:${i}`);
   const killedAt = performance.now();
   await node.client("KILL", "TYPE", "pubsub");
@@ -49,7 +49,9 @@ it("locks taken right after the subscriber is killed are listed within 2 s of th
     for (const resource of missing)
       if (tc.ctx.index.row(resource, Date.now())?.state === "held") missing.delete(resource);
     const elapsedMs = performance.now() - killedAt;
-    if (missing.size > 0 && elapsedMs > 2_000)
+    // Without the heal nothing lists them before the hour-long resync: a 20 s deadline tells the
+    // two apart at any speed (the time it takes is printed below; issue 48).
+    if (missing.size > 0 && elapsedMs > 20_000)
       throw new Error(
         `${missing.size} of 20 locks still not listed ${elapsedMs.toFixed(0)} ms after the kill`,
       );

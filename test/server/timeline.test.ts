@@ -370,7 +370,9 @@ describe("the feed, pushed", () => {
     expect(frames).toHaveLength(1);
     const transition = JSON.parse(frames[0]!.split("data: ")[1]!) as Transition;
     expect(transition).toMatchObject({ kind: "acquired", resource, value: lock.value });
-    expect(pushedMs).toBeLessThan(2_000);
+    // Pushed, not found by a later poll: without the push nothing arrives (issue 48: a guard ten
+    // times the old 2 s bound, not a latency).
+    expect(pushedMs).toBeLessThan(20_000);
     controller.abort();
     await reader.cancel().catch(() => {});
     await lock.release();

@@ -47,22 +47,39 @@ describe("the node report's write rate", () => {
         if (channel.endsWith(`:${probeKey}`)) probesHeard += 1;
         else published += 1;
       });
+      // What happened to the listener's connection, for a failure to name (CI once counted 0
+      // notifications for 2 s of traffic after the first probe was heard: a dropped subscription
+      // and unpublished events would read alike without this).
+      const connectionEvents: string[] = [];
+      for (const event of ["close", "reconnecting", "ready", "error", "end"])
+        listener.on(event, () => connectionEvents.push(`${event} (${published} counted)`));
       await listener.psubscribe("__keyspace@0__:*");
-      // A barrier, not a wait: the listener hears a write before the window opens, or the test
-      // says why it cannot (CI once counted 0 notifications for 2 s of traffic).
-      await admin.set(probeKey, "1");
-      await vi.waitFor(
-        async () => {
-          if (probesHeard > 0) return;
-          const flags = ((await admin.config("GET", "notify-keyspace-events")) as string[])[1];
-          throw new Error(
-            `the listener (${listener.status}) heard no notification of ${probeKey}; notify-keyspace-events is "${flags}"`,
-          );
-        },
-        { timeout: 5_000, interval: 20 },
-      );
-      await admin.del(probeKey);
-      await listener.ping(); // the probe's del is heard before the count starts
+      /** A barrier, not a wait: the listener hears a probe write, or the test says why it cannot. */
+      const heardProbe = async (when: string) => {
+        const heardBefore = probesHeard;
+        await admin.set(probeKey, when);
+        await vi.waitFor(
+          async () => {
+            if (probesHeard > heardBefore) return;
+            throw new Error(
+              `${when}: the listener heard no notification of ${probeKey}; ${await why()}`,
+            );
+          },
+          { timeout: 20_000, interval: 50 },
+        );
+        await admin.del(probeKey);
+        await listener.ping(); // the probe's del is heard before what follows
+      };
+      const why = async () => {
+        const flags = ((await admin.config("GET", "notify-keyspace-events")) as string[])[1];
+        const subscribers = String(await admin.call("CLIENT", "LIST", "TYPE", "pubsub")).trim();
+        const patterns = /^pubsub_patterns:(\d+)/m.exec(await admin.info("stats"))?.[1];
+        return (
+          `listener ${listener.status}, its connection's events: [${connectionEvents.join(", ")}]; ` +
+          `notify-keyspace-events "${flags}"; pubsub_patterns ${patterns}; pubsub clients: ${subscribers}`
+        );
+      };
+      await heardProbe("before");
       published = 0;
       await tc.ctx.nodes(); // the first sample
       await lockTraffic(tc.prefix, 2_000);
@@ -70,6 +87,8 @@ describe("the node report's write rate", () => {
       await admin.ping();
       await listener.ping(); // every notification published before is counted
       const { nodes } = await tc.ctx.nodes();
+      // The subscription still works after the window (its probes are not counted as traffic).
+      await heardProbe("after");
       const rate = nodes[0]!.writeRate!;
       expect(rate.keyWritesPerS).toBeGreaterThan(0);
       expect(rate.expiriesPerS).toBeGreaterThan(0);
@@ -77,7 +96,10 @@ describe("the node report's write rate", () => {
       const writes = inWindow(rate.keyWritesPerS);
       const expiries = inWindow(rate.expiriesPerS);
       // The card's range: one notification per key write or expiry, two for a write with a TTL.
-      expect(published).toBeGreaterThanOrEqual(Math.floor((writes + expiries) * 0.98));
+      expect(
+        published,
+        `${published} notifications counted over the window; ${await why()}`,
+      ).toBeGreaterThanOrEqual(Math.floor((writes + expiries) * 0.98));
       expect(published).toBeLessThanOrEqual(Math.ceil((2 * writes + expiries) * 1.02));
     } finally {
       await listener.punsubscribe();
