@@ -2,9 +2,10 @@
  * Issue 41: the overview shows the server's state as it changes. A holder keeps a 10 s lock with
  * using() (extended 500 ms before its validity ends) on a host kept busy by a CPU burner: sampled
  * every 250 ms for 25 s, its row never reads "expired" (no node dropped it), and each extension
- * shows pushed by the change stream: no poll of the locks went out between the nodes' extension and
- * the page's showing it (an order, true at any speed; issue 48). How soon it shows is a latency of
- * this machine, not a test's.
+ * shows pushed by the change stream: within SHOWN_WITHIN_MS, far under the 60 s poll a live page
+ * keeps (app/_queries/locks.ts), so only the stream can have shown it (a stream's transition makes
+ * the page read /api/locks again: a request between the two is the stream's, not a poll). How soon
+ * it shows is a latency of this machine, not a test's (issue 48).
  * Also: the overview fits 1280 and 390 px wide with long names, owner labels and waiters.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -16,8 +17,9 @@ const TTL_MS = 10_000;
 const WATCH_MS = 25_000;
 const SAMPLE_EVERY_MS = 250;
 /**
- * A bound for "shown at all": under the extension period (9.5 s), so an extension the page missed is
- * not matched to the next one's showing. Five times the second the stream takes at most.
+ * A guard, not a latency: under the extension period (9.5 s), so an extension the page missed is
+ * not matched to the next one's showing, and a twelfth of the live page's 60 s poll, so a showing
+ * this soon is the stream's. Five times the second the stream takes at most.
  */
 const SHOWN_WITHIN_MS = 5_000;
 
@@ -25,7 +27,7 @@ const SHOWN_WITHIN_MS = 5_000;
 const burnCpu = (): ChildProcess =>
   spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
 
-test("an auto-extended lock never reads expired, and each extension shows pushed by the change stream, before any poll", async ({
+test("an auto-extended lock never reads expired, and each extension shows pushed by the change stream, long before the next poll", async ({
   page,
   masters,
   resource,
@@ -52,12 +54,6 @@ test("an auto-extended lock never reads expired, and each extension shows pushed
     await expect(row.getByText("held", { exact: true })).toBeVisible();
     // The host is busy from here on, for every extension the test watches.
     burner = burnCpu();
-    // When the page asked for the locks (a poll, or a refetch): none may come between an extension
-    // and its showing, else the poll, not the stream, may have shown it.
-    const polledAt: number[] = [];
-    page.on("request", (request) => {
-      if (/\/api\/locks(\?|$)/.test(request.url())) polledAt.push(Date.now());
-    });
 
     // When the nodes got each extension: master 0's PTTL jumps up (read every 50 ms).
     const extendedAt: number[] = [];
@@ -104,7 +100,6 @@ test("an auto-extended lock never reads expired, and each extension shows pushed
       const seen = shownAt.find((shown) => shown >= atMs - 100);
       expect(seen, `the extension at ${atMs} shown`).toBeDefined();
       expect(seen! - atMs).toBeLessThanOrEqual(SHOWN_WITHIN_MS);
-      expect(polledAt.filter((at) => at >= atMs && at <= seen!)).toEqual([]);
     }
   } finally {
     stop();

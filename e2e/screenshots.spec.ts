@@ -1,6 +1,8 @@
 /**
- * Visits every page, in light and dark, and keeps a full-page screenshot of each under
- * test-results/screenshots/ (and in the HTML report). The console-error check applies to each visit.
+ * Visits every page, in light and dark, each shown with what it must show and no console error;
+ * with E2E_SCREENSHOTS=1 it also keeps a full-page screenshot of each under
+ * test-results/screenshots/ (and in the HTML report), for docs/images. The screenshots are for
+ * people, not assertions, and a dozen full pages cost the suite about a minute: on demand.
  */
 import path from "node:path";
 import type { Page, TestInfo } from "@playwright/test";
@@ -11,7 +13,10 @@ import { expect, test } from "./support/fixtures";
 
 const SCREENSHOT_DIR = path.resolve("test-results/screenshots");
 
+const KEEP_SCREENSHOTS = process.env.E2E_SCREENSHOTS === "1";
+
 async function keep(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  if (!KEEP_SCREENSHOTS) return;
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true, animations: "disabled" });
   await testInfo.attach(name, { path: file, contentType: "image/png" });

@@ -29,5 +29,7 @@ for run in $(seq 1 "$runs"); do
   vitest="$(grep -E '^ +Tests ' "$logs/$name.log" | tail -1 | sed 's/ \+/ /g')"
   e2e="$(grep -E '^ +[0-9]+ (passed|failed|flaky)' "$logs/$name.log" | tr -s ' ' | tr '\n' ',')"
   echo "$name: exit $status, ${wall} s;${vitest}; e2e:${e2e}" | tee -a "$logs/summary.txt"
+  # vitest's per-file report, for scripts/test-durations.ts.
+  cp "$clone/.data/vitest-report.json" "$logs/$name.vitest.json" 2>/dev/null
   rm -rf "$clone"
 done
