@@ -32,6 +32,8 @@ const SESSION_STATES_TEST = "test/server/session-states.test.ts";
 const STATE_DEADLINE_MS = 20_000;
 /** The holder's busy event loop in the busy targets (the test's is 3 s; 1 s shows the same). */
 const BUSY_MS = 1_000;
+/** Longer than all of a target's samples (20 × ~2.5 s), so no extension falls inside one. */
+const HOLDER_TTL_MS = 120_000;
 /** Alive this long (ten heartbeats) before each act: no sample starts from the previous one's state. */
 const SETTLE_MS = 1_000;
 
@@ -74,11 +76,15 @@ async function untilUpLongerThanTheWindow(urls: readonly string[]): Promise<void
   await sleep(Math.max(0, neededS - Math.min(...uptimesS)) * 1000 + 50);
 }
 
-/** A holder of `resource` in a process of its own, its heartbeat every 100 ms. */
+/**
+ * A holder of `resource` in a process of its own, its heartbeat every 100 ms. Its lock lasts
+ * HOLDER_TTL_MS: with the fixture's 10 s, a busy sample landing on the extension (9.5 s on)
+ * delayed it past the validity, the lock was lost, and no read said "alive" again.
+ */
 async function spawnHolder(urls: readonly string[], resource: string): Promise<ChildProcess> {
   const specs = urls.map((url) => ({ url }));
   const { child } = await forkHolder(
-    { kind: "ioredis", specs, resource, heartbeatMs: HEARTBEAT_MS },
+    { kind: "ioredis", specs, resource, heartbeatMs: HEARTBEAT_MS, ttlMs: HOLDER_TTL_MS },
     () => undefined,
   );
   return child;
@@ -127,7 +133,7 @@ function holderTarget(
     test: `${SESSION_STATES_TEST} › ${test}`,
     targetMs: SESSION_STATE_TARGET_MS,
     percentile: 99,
-    // A busy sample alone takes its 3 s loop: 20 samples keep the section to a few minutes.
+    // A sample takes a settling second and its act (a busy one its 1 s loop): 20 keep it short.
     runs: 20,
     async setup({ urls }: TargetContext): Promise<TargetRun> {
       const { ctx, prefix } = await startConsole(urls);
