@@ -27,6 +27,13 @@ let holder: Redlock;
 const key = (name: string) => `${tc.prefix}${name}`;
 const valuesOf = (resource: string) => Promise.all(nodes.map((node) => node.get(resource)));
 const pttlsOf = (resource: string) => Promise.all(nodes.map((node) => node.pttl(resource)));
+/**
+ * The library's acquire resolves once a majority said yes; its SET to the last node may land just
+ * after (busy CI run 4 read null there). "Nothing changed on any node" is only checked once the
+ * holder's lock is on every node.
+ */
+const onEveryNode = (resource: string, value: string) =>
+  expect.poll(() => valuesOf(resource), { timeout: 20_000 }).toEqual(nodes.map(() => value));
 
 const releaseBy = (resources: string[], value: string) =>
   call<ReleaseResponse & ErrorBody>(release.POST, "/api/locks/release", {
@@ -54,6 +61,7 @@ describe("the playground's release and extend of another holder's value", () => 
   it("answers release with 409 not_console_lock and leaves the holder's lock on every node", async () => {
     const resource = key("theirs-release");
     const lock = await holder.acquire([resource], 20_000);
+    await onEveryNode(resource, lock.value);
     try {
       const response = await releaseBy([resource], lock.value);
       expect(response.status).toBe(409);
@@ -68,6 +76,7 @@ describe("the playground's release and extend of another holder's value", () => 
   it("answers extend with 409 not_console_lock and extends nothing", async () => {
     const resource = key("theirs-extend");
     const lock = await holder.acquire([resource], 5_000);
+    await onEveryNode(resource, lock.value);
     try {
       const response = await extendBy([resource], lock.value, 60_000);
       expect(response.status).toBe(409);
@@ -82,6 +91,7 @@ describe("the playground's release and extend of another holder's value", () => 
   it("never lifts a force-release tombstone of that value: the reservation stays on every node", async () => {
     const resource = key("tombstoned");
     const lock = await holder.acquire([resource], 20_000);
+    await onEveryNode(resource, lock.value);
     const forced = await call<ForceReleaseResponse>(forceRelease.POST, "/api/locks/force-release", {
       body: { resource, expectedValue: lock.value, reason: "wedged worker" },
     });
@@ -104,6 +114,7 @@ describe("the playground's release and extend of another holder's value", () => 
     const resource = key("other-console");
     const other = { service: "redlock-console", console: "0123456789abcdef", operator: "token" };
     const lock = await holder.acquire([resource], 20_000, { owner: other });
+    await onEveryNode(resource, lock.value);
     const { value } = lock;
     expect((await releaseBy([resource], value)).body.error.code).toBe("not_console_lock");
     expect(await valuesOf(resource)).toEqual(nodes.map(() => value));
